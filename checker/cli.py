@@ -1,0 +1,250 @@
+"""`gbcheck`: the learner's command line. It parses, calls the checker, and prints; nothing else.
+
+    gbcheck                        every exercise, your progress, and the next one to do
+    gbcheck list [--json]          the exercises (JSON: id, title, category, chapter, exercise, solution, entry)
+    gbcheck check ID [--file PATH] [--json]
+                                   grade one exercise; exit status 0 only when it passes
+    gbcheck hint ID                the next hint for an exercise (they get more specific)
+    gbcheck watch [ID]             re-check every time you save; moves on when an exercise passes
+    gbcheck reset ID               put an exercise file back as it was last committed
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from checker.manifest import PROJECT_ROOT, Exercise, ManifestError, find_exercise, load_exercises
+from checker.progress import Progress, file_digest
+from checker.report import PASS, paint, render_text, use_colour
+
+EPILOG = """\
+examples:
+  gbcheck                          where am I? (checks changed exercise files, shows what is next)
+  gbcheck check cond-on-input      grade exercises/03_cond_on_input.py
+  gbcheck check cond-on-input --file my_try.py --json
+  gbcheck watch                    edit the file in your editor; every save is graded
+
+A submission passes when it runs eagerly with the reference's results, compiles with fullgraph=True,
+shows zero graph breaks in default mode, gives the same results compiled, and switches nothing off.
+Your code runs in a separate process with a time limit and a memory cap.
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="gbcheck", description="Find and fix torch.compile graph breaks: exercises and a strict checker.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=_version())
+    verbs = parser.add_subparsers(dest="verb", metavar="VERB")
+
+    listing = verbs.add_parser("list", help="list the exercises")
+    listing.add_argument("--json", action="store_true", help="print a JSON array (a stable contract)")
+
+    check = verbs.add_parser("check", help="grade one exercise", description="Grade one exercise. Exit status "
+                             "0 when it passes, 1 when it fails or errors, 2 on bad usage.")
+    check.add_argument("id", help="exercise id (see `gbcheck list`) or its file name")
+    check.add_argument("--file", type=Path, help="grade this file instead of exercises/<its file>")
+    check.add_argument("--json", action="store_true", help="print one JSON object (a stable contract)")
+    _add_limits(check)
+
+    hint = verbs.add_parser("hint", help="show the next hint for an exercise")
+    hint.add_argument("id")
+
+    watch = verbs.add_parser("watch", help="re-check on every save")
+    watch.add_argument("id", nargs="?", help="exercise to start with (default: the first not yet passed)")
+    watch.add_argument("--interval", type=float, default=0.5, help="seconds between looks at the file")
+    _add_limits(watch)
+
+    reset = verbs.add_parser("reset", help="restore an exercise file as last committed (needs git)")
+    reset.add_argument("id")
+    return parser
+
+
+def _add_limits(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
+                        help="wall-clock limit per check process (default: 60)")
+    parser.add_argument("--memory", type=int, default=4096, metavar="MB",
+                        help="memory a check process may add (default: 4096)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.verb == "list":
+            return cmd_list(args.json)
+        if args.verb == "check":
+            return cmd_check(args)
+        if args.verb == "hint":
+            return cmd_hint(args.id)
+        if args.verb == "watch":
+            return cmd_watch(args)
+        if args.verb == "reset":
+            return cmd_reset(args.id)
+        return cmd_overview()
+    except ManifestError as err:
+        print(f"gbcheck: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\ngbcheck: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # output piped into `head` and the like
+        sys.stderr.close()
+        return 0
+
+
+# --- verbs -----------------------------------------------------------------------------------------
+
+def cmd_list(as_json: bool) -> int:
+    exercises = load_exercises()
+    if as_json:
+        print(json.dumps([exercise_record(ex) for ex in exercises], indent=2))
+        return 0
+    for ex in exercises:
+        print(f"{ex.id:28} {ex.category:18} {ex.title}")
+    return 0
+
+
+def exercise_record(ex: Exercise) -> dict:
+    """The `list --json` object for one exercise (paths relative to the project root)."""
+    return {
+        "id": ex.id, "title": ex.title, "category": ex.category, "chapter": ex.chapter,
+        "exercise": str(ex.exercise_path.relative_to(PROJECT_ROOT)),
+        "solution": str(ex.solution_path.relative_to(PROJECT_ROOT)),
+        "entry": ex.entry, "points": ex.points, "expected_break": ex.expected_break,
+        "allowed_config": list(ex.allowed_config), "task": ex.task,
+    }
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    exercise = find_exercise(args.id)
+    path = args.file or exercise.exercise_path
+    progress = Progress()
+    report = _grade(exercise, path, args, progress.hints_shown(exercise.id))
+    if args.file is None:
+        progress.remember(exercise.id, file_digest(path), report.status)
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=2))
+    else:
+        print(render_text(report, colour=use_colour()))
+    return 0 if report.status == PASS else 1
+
+
+def cmd_hint(exercise_id: str) -> int:
+    exercise = find_exercise(exercise_id)
+    progress = Progress()
+    shown = min(progress.hints_shown(exercise.id), len(exercise.hints) - 1)
+    colour = use_colour()
+    for number, hint in enumerate(exercise.hints[: shown + 1], start=1):
+        print(paint(f"Hint {number}/{len(exercise.hints)}: ", "title", colour) + hint + "\n")
+    if shown + 1 < len(exercise.hints):
+        progress.show_hint(exercise.id)
+        print(paint("Run `gbcheck hint` again for a more specific one.", "dim", colour))
+    print(paint(f"Chapter: book/{exercise.chapter}.ipynb", "dim", colour))
+    return 0
+
+
+def cmd_overview() -> int:
+    exercises = load_exercises()
+    progress = Progress()
+    colour = use_colour()
+    statuses = {}
+    stale = [ex for ex in exercises if progress.remembered_status(ex.id, file_digest(ex.exercise_path)) is None]
+    for number, ex in enumerate(stale, start=1):
+        print(f"\rchecking {number}/{len(stale)}: {ex.id:40}", end="", file=sys.stderr, flush=True)
+        report = _grade(ex, ex.exercise_path, argparse.Namespace(timeout=60.0, memory=4096), 0)
+        progress.remember(ex.id, file_digest(ex.exercise_path), report.status)
+    if stale:
+        print("\r" + " " * 60 + "\r", end="", file=sys.stderr)
+    for ex in exercises:
+        statuses[ex.id] = progress.remembered_status(ex.id, file_digest(ex.exercise_path))
+    done = sum(status == PASS for status in statuses.values())
+    points = sum(ex.points for ex in exercises if statuses[ex.id] == PASS)
+    print(paint("torch.compile graph breaks: exercises", "bold", colour))
+    for ex in exercises:
+        status = statuses[ex.id]
+        mark = paint("✓", "pass", colour) if status == PASS else paint("·", "dim", colour)
+        print(f" {mark} {ex.id:28} {paint(ex.category, 'dim', colour):18}  {ex.title}")
+    bar = "#" * round(30 * done / len(exercises))
+    print(f"\n[{bar:30}] {done}/{len(exercises)} done, {points}/{sum(e.points for e in exercises)} points")
+    upcoming = next((ex for ex in exercises if statuses[ex.id] != PASS), None)
+    if upcoming:
+        print(f"\nNext: {paint(upcoming.id, 'bold', colour)} — {upcoming.title}")
+        print(f"  edit {upcoming.exercise_path.relative_to(PROJECT_ROOT)}, then run: gbcheck check {upcoming.id}")
+    else:
+        print(paint("\nEvery exercise passes. Well done!", "pass", colour))
+    return 0
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    exercises = load_exercises()
+    progress = Progress()
+    if args.id:
+        current = find_exercise(args.id, exercises)
+    else:
+        current = next((ex for ex in exercises
+                        if progress.remembered_status(ex.id, file_digest(ex.exercise_path)) != PASS), exercises[0])
+    colour = use_colour()
+    seen = None
+    print(f"Watching {current.exercise_path.relative_to(PROJECT_ROOT)} (Ctrl-C to stop)")
+    try:
+        while True:
+            digest = file_digest(current.exercise_path)
+            if digest != seen:
+                seen = digest
+                report = _grade(current, current.exercise_path, args, progress.hints_shown(current.id))
+                progress.remember(current.id, digest, report.status)
+                print("\033[2J\033[H" if colour else "\n" + "-" * 100, end="")
+                print(render_text(report, colour=colour))
+                if report.status == PASS:
+                    index = exercises.index(current)
+                    if index + 1 == len(exercises):
+                        print("\nThat was the last exercise.")
+                        return 0
+                    current, seen = exercises[index + 1], None
+                    print(f"\nNext: {current.id}. Watching {current.exercise_path.relative_to(PROJECT_ROOT)}")
+                else:
+                    print(paint("\nwaiting for you to save the file…", "dim", colour))
+            time.sleep(args.interval)
+    except KeyboardInterrupt:
+        return 0
+
+
+def cmd_reset(exercise_id: str) -> int:
+    exercise = find_exercise(exercise_id)
+    relative = str(exercise.exercise_path.relative_to(PROJECT_ROOT))
+    try:
+        done = subprocess.run(["git", "-C", str(PROJECT_ROOT), "checkout", "HEAD", "--", relative],
+                              capture_output=True, text=True)
+    except FileNotFoundError:
+        print("gbcheck: reset needs git, which is not installed", file=sys.stderr)
+        return 1
+    if done.returncode != 0:
+        print(f"gbcheck: could not restore {relative} from git: {done.stderr.strip()}", file=sys.stderr)
+        return 1
+    print(f"Restored {relative} as last committed.")
+    return 0
+
+
+# --- helpers ---------------------------------------------------------------------------------------
+
+def _grade(exercise: Exercise, path: Path, args: argparse.Namespace, hint_level: int):
+    from checker import sandbox
+    from checker.strict import check_file
+
+    sandbox.prepare()
+    limits = sandbox.Limits(timeout=args.timeout, memory_mb=args.memory)
+    return check_file(exercise, path, limits, hint_level=hint_level)
+
+
+def _version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return f"gbcheck {version('graph-break-course')}"
+    except Exception:  # noqa: BLE001 - running from a source tree without installing
+        return "gbcheck (source tree)"

@@ -1,0 +1,165 @@
+"""The exercise manifest: `exercises/exercises.toml` loaded into typed records.
+
+Exercises are data. Each `[[exercise]]` table names the file the learner edits (the same name lives in
+`solutions/`), the callable to grade, the inputs to grade it on and what the unfixed file is expected to
+show. Inputs are tables, not code, so a learner cannot change what they are graded on.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+EXERCISES_DIR = PROJECT_ROOT / "exercises"
+SOLUTIONS_DIR = PROJECT_ROOT / "solutions"
+MANIFEST_PATH = EXERCISES_DIR / "exercises.toml"
+
+CATEGORIES = ("incorrect-code", "data-dependent", "printing-logging", "dynamic-shapes", "untraceable-calls")
+TENSOR_MAKERS = ("randn", "rand", "ones", "zeros", "arange", "tensor")
+DTYPES = ("float32", "float64", "int64", "int32", "bool")
+
+
+class ManifestError(ValueError):
+    """The manifest is malformed; the message says which exercise and which field."""
+
+
+@dataclass(frozen=True)
+class InputCase:
+    """One call of the entry: positional and keyword arguments, each a literal or a tensor spec."""
+
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+    note: str = ""  # which branch of the original this input exercises
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One graded exercise, as declared in the manifest."""
+
+    id: str  # short slug used on the command line: `gbcheck check <id>`
+    title: str  # one line shown in listings
+    file: str  # file name under exercises/ and solutions/
+    entry: str  # name of the callable in that file that is compiled and graded
+    chapter: str  # book page that teaches the technique (book/<chapter>.ipynb)
+    category: str  # one of CATEGORIES
+    points: int
+    expected_break: str  # GB id the unfixed file shows, e.g. "GB0170"
+    hints: tuple[str, ...]  # progressive: the first is a nudge, the last names the technique
+    inputs: tuple[InputCase, ...]  # together they run every branch of the original code
+    fails_eagerly: bool = False  # the unfixed file is wrong even without torch.compile
+    allowed_config: tuple[str, ...] = ()  # torch._dynamo.config keys the fix may change
+    same_stdout: bool = False  # the compiled run must print what the eager reference prints
+    rtol: float = 1.3e-6
+    atol: float = 1e-5
+    task: str = ""  # what the learner is asked to do, in a sentence or two
+
+    @property
+    def exercise_path(self) -> Path:
+        return EXERCISES_DIR / self.file
+
+    @property
+    def solution_path(self) -> Path:
+        return SOLUTIONS_DIR / self.file
+
+
+def load_exercises(path: Path = MANIFEST_PATH) -> list[Exercise]:
+    """Read and validate the manifest. Raises ManifestError with a precise message."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as err:
+        raise ManifestError(f"cannot read {path}: {err}") from err
+    exercises = [_exercise_from_table(table) for table in data.get("exercise", [])]
+    ids = [ex.id for ex in exercises]
+    duplicated = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicated:
+        raise ManifestError(f"{path}: duplicate exercise ids: {', '.join(duplicated)}")
+    return exercises
+
+
+def find_exercise(exercise_id: str, exercises: list[Exercise] | None = None) -> Exercise:
+    """The exercise with this id (or file name, with or without `.py`)."""
+    exercises = load_exercises() if exercises is None else exercises
+    for ex in exercises:
+        if exercise_id in (ex.id, ex.file, ex.file.removesuffix(".py")):
+            return ex
+    known = ", ".join(ex.id for ex in exercises)
+    raise ManifestError(f"no exercise named {exercise_id!r}; known exercises: {known}")
+
+
+_REQUIRED = ("id", "title", "file", "entry", "chapter", "category", "points", "expected_break", "hints", "inputs")
+_OPTIONAL = ("fails_eagerly", "allowed_config", "same_stdout", "rtol", "atol", "task")
+
+
+def _exercise_from_table(table: dict[str, Any]) -> Exercise:
+    name = table.get("id", "<exercise without id>")
+    missing = [key for key in _REQUIRED if key not in table]
+    unknown = [key for key in table if key not in _REQUIRED + _OPTIONAL]
+    if missing or unknown:
+        raise ManifestError(f"exercise {name}: missing fields {missing}, unknown fields {unknown}")
+    if table["category"] not in CATEGORIES:
+        raise ManifestError(f"exercise {name}: category must be one of {CATEGORIES}")
+    if not table["hints"]:
+        raise ManifestError(f"exercise {name}: needs at least one hint")
+    inputs = tuple(_input_from_table(name, case) for case in table["inputs"])
+    if not inputs:
+        raise ManifestError(f"exercise {name}: needs at least one input")
+    fields = {key: table[key] for key in _REQUIRED + _OPTIONAL if key in table}
+    fields.update(hints=tuple(table["hints"]), inputs=inputs,
+                  allowed_config=tuple(table.get("allowed_config", ())))
+    return Exercise(**fields)
+
+
+def _input_from_table(name: str, case: dict[str, Any]) -> InputCase:
+    args = tuple(case.get("args", ()))
+    kwargs = dict(case.get("kwargs", {}))
+    for value in (*args, *kwargs.values()):
+        if isinstance(value, dict):
+            _validate_tensor_spec(name, value)
+    return InputCase(args=args, kwargs=kwargs, note=case.get("note", ""))
+
+
+def _validate_tensor_spec(name: str, spec: dict[str, Any]) -> None:
+    makers = [key for key in spec if key in TENSOR_MAKERS]
+    if len(makers) != 1:
+        raise ManifestError(f"exercise {name}: a tensor input needs exactly one of {TENSOR_MAKERS}, got {spec}")
+    extra = set(spec) - set(TENSOR_MAKERS) - {"seed", "scale", "shift", "dtype"}
+    if extra:
+        raise ManifestError(f"exercise {name}: unknown tensor-spec keys {sorted(extra)}")
+    if spec.get("dtype", "float32") not in DTYPES:
+        raise ManifestError(f"exercise {name}: dtype must be one of {DTYPES}")
+
+
+def build_value(value: Any, default_seed: int = 0) -> Any:
+    """Turn one manifest argument into the Python value passed to the entry (tensors built here)."""
+    if not isinstance(value, dict):
+        return value
+    import torch
+
+    dtype = getattr(torch, value.get("dtype", "float32"))
+    generator = torch.Generator().manual_seed(int(value.get("seed", default_seed)))
+    if "tensor" in value:
+        tensor = torch.tensor(value["tensor"], dtype=dtype)
+    elif "arange" in value:
+        tensor = torch.arange(value["arange"], dtype=dtype)
+    elif "randn" in value:
+        tensor = torch.randn(*value["randn"], generator=generator, dtype=dtype)
+    elif "rand" in value:
+        tensor = torch.rand(*value["rand"], generator=generator, dtype=dtype)
+    else:  # ones / zeros
+        maker = "ones" if "ones" in value else "zeros"
+        tensor = getattr(torch, maker)(*value[maker], dtype=dtype)
+    if "scale" in value:
+        tensor = tensor * value["scale"]
+    if "shift" in value:
+        tensor = tensor + value["shift"]
+    return tensor
+
+
+def build_call(case: InputCase, index: int) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """Fresh arguments for one input case; seeds default to the case index so inputs differ."""
+    args = tuple(build_value(v, default_seed=index * 100 + i) for i, v in enumerate(case.args))
+    kwargs = {k: build_value(v, default_seed=index * 100 + 50 + i) for i, (k, v) in enumerate(case.kwargs.items())}
+    return args, kwargs

@@ -1,0 +1,122 @@
+"""Results of grading: small frozen records with a stable JSON form, rendered as text for people.
+
+The JSON form is a contract (`gbcheck check --json`): {"id", "status", "checks": [{"name", "status",
+"message"}], "graph_breaks": [{"gb_id", "gb_type", "line", ...}], "message", ...}. Add keys; never
+rename or remove one.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+PASS, FAIL, ERROR, SKIP = "pass", "fail", "error", "skip"
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One named check of the strict definition of "fixed"."""
+
+    name: str
+    status: str  # pass | fail | error | skip
+    message: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "status": self.status, "message": self.message}
+
+
+@dataclass(frozen=True)
+class Report:
+    """The verdict on one file for one exercise."""
+
+    id: str
+    status: str  # pass | fail | error
+    checks: tuple[CheckResult, ...]
+    graph_breaks: tuple[dict[str, Any], ...]  # engine.GraphBreak.to_dict() records, plus fullgraph's error
+    message: str  # one paragraph: what is wrong and what to do next
+    file: str
+    points: int
+    max_points: int
+    hint: str = ""  # the exercise's next hint, when not passing
+    chapter: str = ""  # the book page to read
+    output: str = ""  # what the file printed (stdout and stderr), for the learner's eyes only
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "status": self.status,
+            "checks": [check.to_dict() for check in self.checks],
+            "graph_breaks": [dict(gb) for gb in self.graph_breaks],
+            "message": self.message,
+            "file": self.file,
+            "points": self.points,
+            "max_points": self.max_points,
+            "hint": self.hint,
+            "chapter": self.chapter,
+            "output": self.output,
+        }
+
+    @property
+    def failing(self) -> list[CheckResult]:
+        return [check for check in self.checks if check.status in (FAIL, ERROR)]
+
+
+# --- text ------------------------------------------------------------------------------------------
+
+_COLOURS = {PASS: "32", FAIL: "31", ERROR: "35", SKIP: "90", "bold": "1", "dim": "2", "title": "36"}
+_MARKS = {PASS: "✓", FAIL: "✗", ERROR: "!", SKIP: "-"}
+
+
+def use_colour(stream: Any = None) -> bool:
+    stream = stream or sys.stdout
+    return stream.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM") != "dumb"
+
+
+def paint(text: str, style: str, colour: bool) -> str:
+    return f"\033[{_COLOURS[style]}m{text}\033[0m" if colour else text
+
+
+def render_text(report: Report, colour: bool = False, book_url: str = "") -> str:
+    """The learner's view: verdict line first, then the failing check, then every check, then help."""
+    lines = []
+    verdict = {PASS: "PASSED", FAIL: "NOT YET", ERROR: "ERROR"}[report.status]
+    lines.append(paint(f"{verdict}  {report.id}", report.status, colour)
+                 + paint(f"  ({report.points}/{report.max_points} points, {report.file})", "dim", colour))
+    lines.append("")
+    lines.append(_wrap(report.message))
+    lines.append("")
+    for check in sorted(report.checks, key=lambda c: c.status not in (FAIL, ERROR)):
+        mark = paint(_MARKS[check.status], check.status, colour)
+        lines.append(f" {mark} {check.name}: {_indent_rest(check.message)}")
+    if report.graph_breaks:
+        lines.append("")
+        lines.append(paint("Graph breaks", "bold", colour))
+        for gb in report.graph_breaks:
+            where = f"line {gb['line']}" if gb.get("line") else "?"
+            lines.append(f"  {gb.get('gb_id') or '(no id)'}  {gb['gb_type']}  at {where}")
+            if gb.get("source_line"):
+                lines.append(paint(f"      {gb['source_line']}", "dim", colour))
+            if gb.get("meaning"):
+                lines.append(f"      {gb['meaning']}")
+    if report.status != PASS:
+        if report.hint:
+            lines.append("")
+            lines.append(paint("Hint: ", "title", colour) + _indent_rest(report.hint, 6))
+        if report.chapter:
+            where = f"{book_url.rstrip('/')}/{report.chapter}.html" if book_url else f"book/{report.chapter}.ipynb"
+            lines.append(paint("Read: ", "title", colour) + where)
+        lines.append(paint(f"More hints: gbcheck hint {report.id}", "dim", colour))
+    return "\n".join(lines)
+
+
+def _wrap(text: str, width: int = 100) -> str:
+    import textwrap
+
+    return "\n".join(textwrap.fill(part, width) if part else "" for part in text.split("\n"))
+
+
+def _indent_rest(text: str, spaces: int = 5) -> str:
+    return text.replace("\n", "\n" + " " * spaces)

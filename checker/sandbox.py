@@ -1,0 +1,258 @@
+"""Run untrusted code in a forked child: its own process group, a timeout, a memory cap, captured output.
+
+The grader process imports torch once and forks one child per job, so each job starts warm (torch and
+Dynamo already imported) yet shares no state with the grader or with other jobs: a config a learner sets,
+a function they monkeypatch, a crash or an `os._exit` stays in that child.
+
+Forking is only safe before torch's thread pool has started: a child forked after a parallel op hangs on
+its first parallel op. `prepare()` pins the grader to one intra-op thread before any op runs; call it
+first thing in any process that will fork jobs.
+
+The child's result travels back over a pipe as a `torch.save` archive, read with `weights_only=True`,
+so nothing the child sends can run code in the grader. What the child prints is kept as text for the
+report and never read as a result.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import resource
+import select
+import signal
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+NOBODY = 65534  # uid/gid children drop to when the grader runs as root and isolate_user is set
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one job may use."""
+
+    timeout: float = 60.0  # wall-clock seconds
+    memory_mb: int = 4096  # address space the child may add beyond what it inherited from the grader
+    output_bytes: int = 256 * 1024  # printed output kept for the report
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a job ended. `payload` is None when the child sent no (readable) result."""
+
+    payload: Any
+    output: str  # stdout and stderr, interleaved, truncated to Limits.output_bytes
+    exit_code: int | None  # None when killed by a signal
+    signal_number: int | None
+    timed_out: bool
+    seconds: float
+
+    @property
+    def problem(self) -> str | None:
+        """Why no result came back, in words for the learner; None when it did."""
+        if self.payload is not None:
+            return None
+        if self.timed_out:
+            return (f"it did not finish within {self.seconds:.0f} s and was stopped. Look for a loop that "
+                    "never ends or work that is far too large.")
+        if self.signal_number is not None:
+            name = signal.Signals(self.signal_number).name
+            if self.signal_number == signal.SIGKILL:
+                return (f"the process was killed ({name}), most likely for running out of memory.")
+            return f"the process crashed ({name})."
+        return (f"the process ended with exit code {self.exit_code} before the check finished: "
+                "does the file call sys.exit(), os._exit() or close file descriptors?")
+
+
+def prepare() -> None:
+    """Make this process safe to fork jobs from: one intra-op thread, set before any torch op."""
+    torch.set_num_threads(1)
+
+
+@dataclass
+class _Running:
+    pid: int
+    pidfd: int
+    result_fd: int
+    output_file: Any
+    started: float
+    deadline: float
+    chunks: list[bytes]
+    index: int
+
+
+def run_jobs(jobs: list[Callable[[], Any]], limits: Limits = Limits(), parallel: int = 1,
+             isolate_user: bool = False, on_done: Callable[[int, Outcome], None] | None = None) -> list[Outcome]:
+    """Run each job in its own forked child, at most `parallel` at once; outcomes in job order.
+
+    `on_done(index, outcome)` is called in the grader as each job finishes (to save or show progress).
+    With `isolate_user` and a grader running as root, children run as `nobody` in a private empty
+    directory, so a job cannot read or change files the grader owns.
+    """
+    outcomes: list[Outcome | None] = [None] * len(jobs)
+    pending = list(range(len(jobs)))
+    running: dict[int, _Running] = {}  # keyed by pidfd
+    try:
+        while pending or running:
+            while pending and len(running) < max(1, parallel):
+                index = pending.pop(0)
+                child = _start(jobs[index], index, limits, isolate_user)
+                running[child.pidfd] = child
+            _wait_some(running, limits, outcomes, on_done)
+    finally:
+        for child in running.values():  # interrupted: leave no child behind
+            _kill_group(child.pid)
+            _reap(child)
+    return outcomes  # type: ignore[return-value]
+
+
+def run_job(job: Callable[[], Any], limits: Limits = Limits(), isolate_user: bool = False) -> Outcome:
+    return run_jobs([job], limits, 1, isolate_user)[0]
+
+
+def _start(job: Callable[[], Any], index: int, limits: Limits, isolate_user: bool) -> _Running:
+    read_fd, write_fd = os.pipe()
+    output_file = tempfile.TemporaryFile()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:  # child: never returns
+        os.close(read_fd)
+        _child(job, write_fd, output_file.fileno(), limits, isolate_user)
+    os.close(write_fd)
+    os.set_blocking(read_fd, False)
+    now = time.monotonic()
+    return _Running(pid=pid, pidfd=os.pidfd_open(pid), result_fd=read_fd, output_file=output_file,
+                    started=now, deadline=now + limits.timeout, chunks=[], index=index)
+
+
+def _child(job: Callable[[], Any], result_fd: int, output_fd: int, limits: Limits, isolate_user: bool) -> None:
+    status = 0
+    try:
+        os.setpgid(0, 0)  # own process group: a timeout kills whatever the job started too
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.dup2(output_fd, 1)
+        os.dup2(output_fd, 2)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        _limit_resources(limits)
+        if isolate_user and os.geteuid() == 0:
+            workdir = tempfile.mkdtemp(prefix="gbcheck-job-")
+            os.chown(workdir, NOBODY, NOBODY)
+            os.chdir(workdir)
+            os.setgroups([])
+            os.setgid(NOBODY)
+            os.setuid(NOBODY)
+        payload = job()
+        buffer = io.BytesIO()
+        torch.save(payload, buffer)
+        data = buffer.getvalue()
+        while data:
+            data = data[os.write(result_fd, data):]
+    except BaseException:  # noqa: BLE001 - a job's failure must become an outcome, never escape the child
+        try:
+            traceback.print_exc()
+        finally:
+            status = 70
+    finally:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(status)
+
+
+def _limit_resources(limits: Limits) -> None:
+    inherited = _address_space_bytes()
+    cap = inherited + limits.memory_mb * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    cpu = int(limits.timeout) + 5  # a backstop if the grader itself is stopped
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a job that prints gigabytes gets write errors
+    resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024 * 1024,) * 2)
+
+
+def _address_space_bytes() -> int:
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def _wait_some(running: dict[int, _Running], limits: Limits, outcomes: list, on_done) -> None:
+    poller = select.poll()
+    for child in running.values():
+        poller.register(child.pidfd, select.POLLIN)
+        poller.register(child.result_fd, select.POLLIN)
+    nearest = min(child.deadline for child in running.values())
+    timeout_ms = max(0, int((nearest - time.monotonic()) * 1000)) + 10
+    events = poller.poll(timeout_ms)
+    by_result_fd = {child.result_fd: child for child in running.values()}
+    for fd, _ in events:
+        if fd in by_result_fd:
+            _drain(by_result_fd[fd])
+    now = time.monotonic()
+    for pidfd, child in list(running.items()):
+        exited = any(fd == pidfd for fd, _ in events)
+        timed_out = not exited and now >= child.deadline
+        if not (exited or timed_out):
+            continue
+        if timed_out:
+            _kill_group(child.pid)
+        _kill_group(child.pid)  # also whatever the job left running
+        status = _reap(child)
+        _drain(child)
+        del running[pidfd]
+        outcome = _outcome(child, status, timed_out, limits)
+        outcomes[child.index] = outcome
+        if on_done:
+            on_done(child.index, outcome)
+
+
+def _drain(child: _Running) -> None:
+    while True:
+        try:
+            chunk = os.read(child.result_fd, 1 << 20)
+        except BlockingIOError:
+            return
+        if not chunk:
+            return
+        child.chunks.append(chunk)
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _reap(child: _Running) -> int:
+    _, status = os.waitpid(child.pid, 0)
+    os.close(child.pidfd)
+    return status
+
+
+def _outcome(child: _Running, status: int, timed_out: bool, limits: Limits) -> Outcome:
+    os.close(child.result_fd)
+    child.output_file.seek(0)
+    output = child.output_file.read(limits.output_bytes + 1)
+    child.output_file.close()
+    text = output[: limits.output_bytes].decode("utf-8", errors="replace")
+    if len(output) > limits.output_bytes:
+        text += "\n[output truncated]"
+    payload = None
+    if not timed_out and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and child.chunks:
+        try:
+            payload = torch.load(io.BytesIO(b"".join(child.chunks)), weights_only=True)
+        except Exception as err:  # noqa: BLE001 - unreadable result: reported, never trusted
+            text += f"\n[the result could not be read: {err}]"
+    exit_code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
+    signal_number = os.WTERMSIG(status) if os.WIFSIGNALED(status) and not timed_out else None
+    seconds = time.monotonic() - child.started
+    return Outcome(payload=payload, output=text, exit_code=exit_code, signal_number=signal_number,
+                   timed_out=timed_out, seconds=limits.timeout if timed_out else seconds)

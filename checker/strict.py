@@ -1,0 +1,291 @@
+"""The strict check: what "fixed" means, decided in the grader from trials run in sandboxed children.
+
+A file passes an exercise only when every named check passes:
+  eager-runs            it imports and runs without torch.compile ("fails without compile too" is a bug)
+  eager-matches         its eager output equals the reference on every input
+  fullgraph-compiles    torch.compile(fullgraph=True) succeeds on every input
+  no-graph-breaks       default mode records zero breaks and captures the function's work in a graph
+  compiled-matches      the compiled outputs equal the reference
+  nothing-switched-off  no disabled entry, no stance change, no config beyond what the exercise allows,
+                        no replaced torch function
+  prints-preserved      (exercises that keep their logging) compiled code prints what the reference does
+
+Each mode runs in its own child (config set in one cannot leak into another). The reference is the
+exercise's solution run eagerly, computed once per grader process.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from checker import registry, sandbox
+from checker.manifest import Exercise
+from checker.report import ERROR, FAIL, PASS, SKIP, CheckResult, Report
+from checker.trial import run_trial
+
+TRIAL_MODES = ("eager", "fullgraph", "default")
+
+
+@dataclass(frozen=True)
+class Trials:
+    """The outcomes of one file's trials, keyed by mode."""
+
+    outcomes: dict[str, sandbox.Outcome]
+
+    def payload(self, mode: str) -> dict[str, Any] | None:
+        outcome = self.outcomes.get(mode)
+        return outcome.payload if outcome else None
+
+
+def trial_jobs(exercise: Exercise, path: str) -> list[Callable[[], Any]]:
+    """One sandbox job per mode, in TRIAL_MODES order."""
+    return [lambda mode=mode: run_trial(exercise, path, mode) for mode in TRIAL_MODES]
+
+
+_references: dict[str, sandbox.Outcome] = {}
+
+
+def reference_outcome(exercise: Exercise, limits: sandbox.Limits) -> sandbox.Outcome:
+    """The solution run eagerly, once per grader process."""
+    if exercise.id not in _references:
+        _references[exercise.id] = sandbox.run_job(
+            lambda: run_trial(exercise, str(exercise.solution_path), "eager"), limits)
+    return _references[exercise.id]
+
+
+def check_file(exercise: Exercise, path: str | os.PathLike, limits: sandbox.Limits = sandbox.Limits(),
+               parallel: int = 2, hint_level: int = 0) -> Report:
+    """Grade one file against one exercise: run the trials, then decide."""
+    path = os.path.abspath(path)
+    if not os.path.isfile(path):
+        return error_report(exercise, path, f"There is no file at {path}.")
+    reference = reference_outcome(exercise, limits)
+    outcomes = sandbox.run_jobs(trial_jobs(exercise, path), limits, parallel)
+    return decide(exercise, path, Trials(dict(zip(TRIAL_MODES, outcomes))), reference, hint_level)
+
+
+def error_report(exercise: Exercise, path: str, message: str) -> Report:
+    check = CheckResult("eager-runs", ERROR, message)
+    return Report(id=exercise.id, status=ERROR, checks=(check,), graph_breaks=(), message=message,
+                  file=path, points=0, max_points=exercise.points, hint=exercise.hints[0], chapter=exercise.chapter)
+
+
+def decide(exercise: Exercise, path: str, trials: Trials, reference: sandbox.Outcome, hint_level: int = 0) -> Report:
+    """Turn trial outcomes into named checks and a verdict. Pure: no processes, no I/O."""
+    if reference.payload is None or reference.payload.get("stage") != "done":
+        raise RuntimeError(f"the reference solution for {exercise.id} did not run: "
+                           f"{reference.problem or reference.payload}\n{reference.output}")
+    ref = reference.payload
+    eager, fullgraph, default = (trials.payload(mode) for mode in TRIAL_MODES)
+    checks: list[CheckResult] = []
+
+    eager_problem = _problem(trials, "eager")
+    checks.append(CheckResult("eager-runs", ERROR, eager_problem) if eager_problem
+                  else CheckResult("eager-runs", PASS, f"runs without torch.compile on all {len(exercise.inputs)} inputs"))
+    checks.append(_compare("eager-matches", exercise, eager, ref) if not eager_problem
+                  else CheckResult("eager-matches", SKIP, "needs the code to run eagerly first"))
+    checks.append(_fullgraph_check(trials))
+    checks.append(_breaks_check(trials))
+    checks.append(_compiled_matches(exercise, trials, ref))
+    checks.append(_tamper_check(trials))
+    if exercise.same_stdout:
+        checks.append(_prints_check(default, ref))
+
+    breaks = _graph_breaks(default, fullgraph)
+    status = ERROR if any(c.status == ERROR for c in checks) else FAIL if any(c.status == FAIL for c in checks) else PASS
+    hint = exercise.hints[min(hint_level, len(exercise.hints) - 1)] if status != PASS else ""
+    return Report(
+        id=exercise.id, status=status, checks=tuple(checks), graph_breaks=tuple(breaks),
+        message=_summary(exercise, status, checks, breaks), file=path,
+        points=exercise.points if status == PASS else 0, max_points=exercise.points, hint=hint,
+        chapter=exercise.chapter, output=_learner_output(trials),
+    )
+
+
+# --- individual checks -----------------------------------------------------------------------------
+
+def _problem(trials: Trials, mode: str) -> str | None:
+    """Why a mode's trial has no usable result, in one paragraph; None when it has one."""
+    outcome = trials.outcomes[mode]
+    if outcome.payload is None:
+        return f"Your code could not be checked: {outcome.problem}"
+    payload = outcome.payload
+    if payload["stage"] == "done":
+        error = payload["diagnosis"]["error"]
+        if mode == "eager" and error:
+            return f"Your code fails without torch.compile too: {_error_text(error)}. Fix that first."
+        return None
+    error = payload["error"]
+    if payload["stage"] == "import":
+        return f"The file could not be imported: {_error_text(error)}."
+    if payload["stage"] == "entry":
+        return error["message"]
+    return f"Calling the function stopped the check: {_error_text(error)}."
+
+
+def _error_text(error: dict[str, Any]) -> str:
+    where = f" at line {error['line']}" if error.get("line") else ""
+    source = f" (`{error['source_line']}`)" if error.get("source_line") else ""
+    message = (error.get("message") or "").strip().splitlines()
+    return f"{error['type']}{where}{source}: {message[0] if message else ''}"
+
+
+def _fullgraph_check(trials: Trials) -> CheckResult:
+    problem = _problem(trials, "fullgraph")
+    if problem:
+        return CheckResult("fullgraph-compiles", ERROR, problem)
+    error = trials.payload("fullgraph")["diagnosis"]["error"]
+    if error is None:
+        return CheckResult("fullgraph-compiles", PASS, "torch.compile(fullgraph=True) traced it as one graph")
+    if error.get("gb_id") or error.get("gb_type"):
+        return CheckResult("fullgraph-compiles", FAIL,
+                           f"fullgraph=True stopped at a graph break: {error.get('gb_id') or ''} "
+                           f"{error['gb_type']}{_at(error)}")
+    return CheckResult("fullgraph-compiles", FAIL, f"torch.compile(fullgraph=True) raised {_error_text(error)}")
+
+
+def _breaks_check(trials: Trials) -> CheckResult:
+    problem = _problem(trials, "default")
+    if problem:
+        return CheckResult("no-graph-breaks", ERROR, problem)
+    diagnosis = trials.payload("default")["diagnosis"]
+    breaks = diagnosis["graph_breaks"]
+    if breaks:
+        listed = "; ".join(f"{gb['gb_id'] or ''} {gb['gb_type']}{_at(gb)}" for gb in breaks)
+        return CheckResult("no-graph-breaks", FAIL, f"default mode broke the graph {len(breaks)} time(s): {listed}")
+    ops = sum(len(graph["ops"]) for graph in diagnosis["graphs"])
+    if ops == 0:
+        return CheckResult("no-graph-breaks", FAIL,
+                           "no graph with any operation was captured: the function's work ran outside "
+                           "torch.compile (is it disabled, skipped or run under another stance?)")
+    if diagnosis["error"]:
+        return CheckResult("no-graph-breaks", FAIL, f"default mode raised {_error_text(diagnosis['error'])}")
+    return CheckResult("no-graph-breaks", PASS,
+                       f"zero graph breaks; {len(diagnosis['graphs'])} graph(s) with {ops} operation(s)")
+
+
+def _compiled_matches(exercise: Exercise, trials: Trials, ref: dict[str, Any]) -> CheckResult:
+    for mode in ("default", "fullgraph"):
+        payload = trials.payload(mode)
+        if payload is None or payload["stage"] != "done" or payload["diagnosis"]["error"]:
+            return CheckResult("compiled-matches", SKIP, "needs the function to compile and run first")
+        result = _compare("compiled-matches", exercise, payload, ref, label=f"compiled ({mode} mode)")
+        if result.status != PASS:
+            return result
+    return CheckResult("compiled-matches", PASS, "compiled outputs equal the reference on every input")
+
+
+def _compare(name: str, exercise: Exercise, payload: dict[str, Any], ref: dict[str, Any],
+             label: str = "eager") -> CheckResult:
+    outputs, expected = payload["outputs"], ref["outputs"]
+    for index, (got, want) in enumerate(zip(outputs, expected)):
+        difference = _difference(got, want, exercise.rtol, exercise.atol)
+        if difference:
+            note = exercise.inputs[index].note
+            which = f"input {index + 1}" + (f" ({note})" if note else "")
+            return CheckResult(name, FAIL, f"the {label} output differs from the reference on {which}: {difference}")
+    if len(outputs) != len(expected):
+        return CheckResult(name, FAIL, f"{len(outputs)} of {len(expected)} calls returned")
+    return CheckResult(name, PASS, f"{label} output equals the reference on all {len(expected)} inputs")
+
+
+def _difference(got: Any, want: Any, rtol: float, atol: float) -> str | None:
+    """None when equal (tensors: torch.testing.assert_close, strict shape and dtype); else why not."""
+    if isinstance(want, torch.Tensor) or isinstance(got, torch.Tensor):
+        if not (isinstance(want, torch.Tensor) and isinstance(got, torch.Tensor)):
+            return f"expected a {type(want).__name__}, got a {type(got).__name__}"
+        try:
+            torch.testing.assert_close(got, want, rtol=rtol, atol=atol, equal_nan=True)
+        except AssertionError as err:
+            return " ".join(str(err).split())[:400]
+        return None
+    if isinstance(want, dict) and isinstance(got, dict) and want.keys() == got.keys():
+        for key in want:
+            inner = _difference(got[key], want[key], rtol, atol)
+            if inner:
+                return inner
+        return None
+    if isinstance(want, list) and isinstance(got, list) and len(want) == len(got):
+        for got_item, want_item in zip(got, want):
+            inner = _difference(got_item, want_item, rtol, atol)
+            if inner:
+                return inner
+        return None
+    return None if got == want else f"expected {want!r:.120}, got {got!r:.120}"
+
+
+def _tamper_check(trials: Trials) -> CheckResult:
+    findings = []
+    for mode in TRIAL_MODES:
+        payload = trials.payload(mode)
+        if payload and payload["stage"] == "done":
+            findings += [f for f in payload["tampering"] if f not in findings]
+    if findings:
+        return CheckResult("nothing-switched-off", FAIL, "the file " + "; ".join(findings)
+                           + ". Fix the graph break instead of switching the compiler off.")
+    if not any(trials.payload(m) and trials.payload(m)["stage"] == "done" for m in TRIAL_MODES):
+        return CheckResult("nothing-switched-off", SKIP, "needs the code to run first")
+    return CheckResult("nothing-switched-off", PASS, "compiler, stance and config untouched (beyond what is allowed)")
+
+
+def _prints_check(default: dict[str, Any] | None, ref: dict[str, Any]) -> CheckResult:
+    if default is None or default["stage"] != "done":
+        return CheckResult("prints-preserved", SKIP, "needs the function to compile and run first")
+    if default["stdout"] == ref["stdout"]:
+        return CheckResult("prints-preserved", PASS, "compiled code prints what the reference prints")
+    return CheckResult("prints-preserved", FAIL,
+                       "compiled code printed something else than the reference: keep the logging, make it "
+                       f"compile.\n  expected: {ref['stdout'][:300]!r}\n  printed:  {default['stdout'][:300]!r}")
+
+
+# --- summary ---------------------------------------------------------------------------------------
+
+def _at(record: dict[str, Any]) -> str:
+    if not record.get("line"):
+        return ""
+    source = f": {record['source_line']}" if record.get("source_line") else ""
+    return f" at line {record['line']}{source}"
+
+
+def _graph_breaks(default: dict[str, Any] | None, fullgraph: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The breaks a learner should see: default mode's, plus fullgraph's stop when default had none."""
+    breaks = [dict(gb) for gb in (default or {}).get("diagnosis", {}).get("graph_breaks", [])]
+    fullgraph_error = (fullgraph or {}).get("diagnosis", {}).get("error")
+    if fullgraph_error and fullgraph_error.get("gb_type") and not any(
+            gb["gb_type"] == fullgraph_error["gb_type"] and gb["line"] == fullgraph_error["line"] for gb in breaks):
+        breaks.append({"gb_id": fullgraph_error["gb_id"], "gb_type": fullgraph_error["gb_type"],
+                       "explanation": fullgraph_error["message"], "hints": [], "filename": fullgraph_error["filename"],
+                       "line": fullgraph_error["line"], "function": "", "source_line": fullgraph_error["source_line"],
+                       "count": 1, "mode": "fullgraph"})
+    for gb in breaks:
+        note = registry.course_note(gb.get("gb_id"))
+        gb.setdefault("mode", "default")
+        gb["meaning"] = note.meaning if note else gb.get("explanation", "")
+        gb["chapter"] = note.chapter if note else ""
+        gb["page"] = registry.gb_page(gb.get("gb_id"))
+    return breaks
+
+
+def _summary(exercise: Exercise, status: str, checks: list[CheckResult], breaks: list[dict[str, Any]]) -> str:
+    if status == PASS:
+        return (f"Fixed: one graph under fullgraph=True, no graph breaks in default mode, and the same results "
+                f"as the reference on all {len(exercise.inputs)} inputs.")
+    first = next(c for c in checks if c.status in (ERROR, FAIL))
+    if first.name in ("fullgraph-compiles", "no-graph-breaks") and breaks:
+        gb = breaks[0]
+        note = registry.course_note(gb.get("gb_id"))
+        text = f"Graph break {gb.get('gb_id') or ''} ({gb['gb_type']}){_at(gb)}."
+        if note:
+            text += f" {note.meaning} Usual fixes: {note.fix}"
+        return text
+    return first.message
+
+
+def _learner_output(trials: Trials) -> str:
+    eager = trials.outcomes.get("eager")
+    return eager.output if eager else ""
