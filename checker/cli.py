@@ -7,6 +7,7 @@
     gbcheck hint ID                the next hint for an exercise (they get more specific)
     gbcheck watch [ID]             re-check every time you save; moves on when an exercise passes
     gbcheck reset ID               put an exercise file back as it was last committed
+    gbcheck verify                 for course authors: every exercise fails as declared, every solution passes
 """
 
 from __future__ import annotations
@@ -62,6 +63,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     reset = verbs.add_parser("reset", help="restore an exercise file as last committed (needs git)")
     reset.add_argument("id")
+
+    verify = verbs.add_parser("verify", help="check the course itself: exercises fail as declared, solutions pass",
+                              description="For course authors: grade every unmodified exercise (it must show its "
+                              "declared graph break) and every solution (it must pass). Exit 1 if any does not.")
+    verify.add_argument("ids", nargs="*", help="only these exercises (default: all)")
+    _add_limits(verify)
     return parser
 
 
@@ -85,6 +92,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_watch(args)
         if args.verb == "reset":
             return cmd_reset(args.id)
+        if args.verb == "verify":
+            return cmd_verify(args)
         return cmd_overview()
     except ManifestError as err:
         print(f"gbcheck: {err}", file=sys.stderr)
@@ -228,6 +237,34 @@ def cmd_reset(exercise_id: str) -> int:
         return 1
     print(f"Restored {relative} as last committed.")
     return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    exercises = load_exercises()
+    if args.ids:
+        exercises = [find_exercise(exercise_id, exercises) for exercise_id in args.ids]
+    colour = use_colour()
+    broken = 0
+    started = time.monotonic()
+    for ex in exercises:
+        unfixed = _grade(ex, ex.exercise_path, args, 0)
+        fixed = _grade(ex, ex.solution_path, args, 0)
+        shown = sorted({gb["gb_id"] or gb["gb_type"] for gb in unfixed.graph_breaks})
+        problems = []
+        if ex.expected_break not in shown:
+            problems.append(f"exercise shows {', '.join(shown) or 'no graph break'}, not {ex.expected_break}")
+        if unfixed.status == PASS:
+            problems.append("exercise already passes")
+        if fixed.status != PASS:
+            problems.append(f"solution does not pass: {fixed.message}")
+        broken += bool(problems)
+        mark = paint("✗", "fail", colour) if problems else paint("✓", "pass", colour)
+        print(f" {mark} {ex.id:28} exercise: {unfixed.status:5} {', '.join(shown):16} solution: {fixed.status}")
+        for problem in problems:
+            print(f"     {problem}")
+    seconds = time.monotonic() - started
+    print(f"\n{len(exercises) - broken}/{len(exercises)} exercises hold the invariant ({seconds:.1f} s)")
+    return 1 if broken else 0
 
 
 # --- helpers ---------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ it sees every break that inductor would, in a fraction of the time.
 from __future__ import annotations
 
 import linecache
+import logging
 import os
 import sys
 import traceback
@@ -355,6 +356,36 @@ def _op_name(node: torch.fx.Node) -> str:
     if isinstance(target, str):
         return target
     return getattr(target, "__name__", None) or str(target)
+
+
+_warmed_up = False
+
+
+def warm_up() -> None:
+    """Trace a small function once in every mode, so that forked children start with Dynamo warm.
+
+    Dynamo imports and caches a good deal lazily on first use; doing that once in the grader, before it
+    forks, makes each check several times faster. Runs at most once per process.
+    """
+    global _warmed_up
+    if _warmed_up:
+        return
+    _warmed_up = True
+
+    def sample(x: torch.Tensor, scale: torch.Tensor) -> torch.Tensor:
+        y = torch.cond(x.sum() > 0, lambda a: a + 1, lambda a: a - 1, (x,))
+        if y.mean() > 0:  # a data-dependent branch: a graph break
+            y = y * scale.item()
+        return y.nonzero().float().sum() + y.sum()
+
+    quiet = logging.getLogger("torch._dynamo")  # the warm-up's own breaks are nobody's business
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)
+    try:
+        for mode in MODES:
+            diagnose(sample, (torch.ones(4), torch.ones(())), mode)
+    finally:
+        quiet.setLevel(level)
 
 
 def python_version_note() -> str:

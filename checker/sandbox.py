@@ -15,6 +15,7 @@ report and never read as a result.
 
 from __future__ import annotations
 
+import faulthandler
 import io
 import os
 import resource
@@ -140,7 +141,12 @@ def _child(job: Callable[[], Any], result_fd: int, output_fd: int, limits: Limit
         os.dup2(null, 0)
         os.dup2(output_fd, 1)
         os.dup2(output_fd, 2)
+        # Fresh Python streams on the redirected descriptors: the grader's own sys.stdout may be a
+        # capture object (pytest, Jupyter) whose buffer would swallow what the job prints.
+        sys.stdout = open(1, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
+        sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
         signal.signal(signal.SIGINT, signal.SIG_DFL)
+        faulthandler.enable(file=sys.stderr)  # a crash's Python stack goes into the report, not the grader's tty
         _limit_resources(limits)
         if isolate_user and os.geteuid() == 0:
             workdir = tempfile.mkdtemp(prefix="gbcheck-job-")

@@ -23,7 +23,7 @@ from typing import Any
 
 import torch
 
-from checker import registry, sandbox
+from checker import engine, registry, sandbox
 from checker.manifest import Exercise
 from checker.report import ERROR, FAIL, PASS, SKIP, CheckResult, Report
 from checker.trial import run_trial
@@ -50,11 +50,15 @@ def trial_jobs(exercise: Exercise, path: str) -> list[Callable[[], Any]]:
 _references: dict[str, sandbox.Outcome] = {}
 
 
+def reference_job(exercise: Exercise) -> Callable[[], Any]:
+    """The reference: the exercise's solution run eagerly."""
+    return lambda: run_trial(exercise, str(exercise.solution_path), "eager")
+
+
 def reference_outcome(exercise: Exercise, limits: sandbox.Limits) -> sandbox.Outcome:
-    """The solution run eagerly, once per grader process."""
+    """The reference outcome, computed once per grader process."""
     if exercise.id not in _references:
-        _references[exercise.id] = sandbox.run_job(
-            lambda: run_trial(exercise, str(exercise.solution_path), "eager"), limits)
+        _references[exercise.id] = sandbox.run_job(reference_job(exercise), limits)
     return _references[exercise.id]
 
 
@@ -64,9 +68,14 @@ def check_file(exercise: Exercise, path: str | os.PathLike, limits: sandbox.Limi
     path = os.path.abspath(path)
     if not os.path.isfile(path):
         return error_report(exercise, path, f"There is no file at {path}.")
-    reference = reference_outcome(exercise, limits)
-    outcomes = sandbox.run_jobs(trial_jobs(exercise, path), limits, parallel)
-    return decide(exercise, path, Trials(dict(zip(TRIAL_MODES, outcomes))), reference, hint_level)
+    engine.warm_up()
+    jobs = trial_jobs(exercise, path)
+    if exercise.id not in _references:  # first time: the reference runs alongside the trials
+        jobs.append(reference_job(exercise))
+    outcomes = sandbox.run_jobs(jobs, limits, parallel)
+    if len(outcomes) > len(TRIAL_MODES):
+        _references[exercise.id] = outcomes.pop()
+    return decide(exercise, path, Trials(dict(zip(TRIAL_MODES, outcomes))), _references[exercise.id], hint_level)
 
 
 def error_report(exercise: Exercise, path: str, message: str) -> Report:

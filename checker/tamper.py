@@ -28,7 +28,7 @@ WATCHED_MODULES = (
     "torch.testing", "builtins", "warnings", "logging", "io", "os",
     "checker.engine", "checker.manifest", "checker.sandbox", "checker.trial", "checker.tamper",
 )
-WATCHED_CLASSES = (torch.Tensor, torch.nn.Module, torch.fx.GraphModule,
+WATCHED_CLASSES = (torch.Tensor, torch._C.TensorBase, torch.nn.Module, torch.fx.GraphModule,
                    symbolic_convert.InstructionTranslatorBase, logging.Logger)
 
 
@@ -39,27 +39,33 @@ def _callables(namespace: dict[str, Any], prefix: str) -> dict[str, int]:
 
 @dataclass
 class Snapshot:
-    identities: dict[str, int]
+    identities: dict[str, int]  # qualified name -> id() of every watched function and class
+    class_members: set[str]  # every attribute of the watched classes: an added method is a patch too
     config: dict[str, Any]
     stance: str
 
     @classmethod
     def take(cls) -> Snapshot:
         identities: dict[str, int] = {}
+        class_members: set[str] = set()
         for name in WATCHED_MODULES:
             module = importlib.import_module(name)
             identities.update(_callables(vars(module), name))
         for klass in WATCHED_CLASSES:
-            identities.update(_callables(dict(vars(klass)), f"{klass.__module__}.{klass.__qualname__}"))
-        return cls(identities=identities, config=engine.config_snapshot(), stance=eval_frame._stance.stance)
+            prefix = f"{klass.__module__}.{klass.__qualname__}"
+            identities.update(_callables(dict(vars(klass)), prefix))
+            class_members.update(f"{prefix}.{member}" for member in vars(klass))
+        return cls(identities=identities, class_members=class_members, config=engine.config_snapshot(),
+                   stance=eval_frame._stance.stance)
 
     def findings(self, allowed_config: tuple[str, ...], entry: Any,
                  config_changed_while_compiling: list[str] = (), stances_while_compiling: list[str] = ()) -> list[str]:
         """What changed since the snapshot, one sentence each; empty when nothing was switched off."""
         found = []
         now = Snapshot.take()
-        replaced = sorted(name for name, ident in self.identities.items()
-                          if now.identities.get(name, ident) != ident or name not in now.identities)
+        replaced = sorted({name for name, ident in self.identities.items()
+                           if now.identities.get(name, ident) != ident or name not in now.identities}
+                          | (now.class_members - self.class_members))
         if replaced:
             shown = ", ".join(replaced[:5]) + (f" and {len(replaced) - 5} more" if len(replaced) > 5 else "")
             found.append(f"replaced or removed functions the check relies on: {shown}")

@@ -1,0 +1,14 @@
+"""Shared set-up: this process forks graders, so torch must stay single-threaded before any op runs."""
+
+import pytest
+
+from checker import sandbox
+
+sandbox.prepare()
+
+
+@pytest.fixture(scope="session")
+def exercises():
+    from checker.manifest import load_exercises
+
+    return load_exercises()

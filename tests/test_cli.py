@@ -1,0 +1,100 @@
+"""The learner CLI, run as a learner runs it: `python -m checker ...` in a subprocess."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from checker.manifest import PROJECT_ROOT, load_exercises
+
+
+@pytest.fixture
+def gbcheck(tmp_path):
+    env = dict(os.environ, GBCHECK_PROGRESS=str(tmp_path / "progress.json"), NO_COLOR="1")
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "checker", *args], capture_output=True, text=True,
+                              cwd=PROJECT_ROOT, env=env, timeout=300)
+    return run
+
+
+def test_list_json_contract(gbcheck):
+    done = gbcheck("list", "--json")
+    assert done.returncode == 0
+    records = json.loads(done.stdout)
+    assert [r["id"] for r in records] == [ex.id for ex in load_exercises()]
+    for record in records:
+        assert {"id", "title", "category", "chapter", "exercise", "solution", "entry"} <= record.keys()
+        assert (PROJECT_ROOT / record["exercise"]).is_file() and (PROJECT_ROOT / record["solution"]).is_file()
+        assert not os.path.isabs(record["exercise"])
+
+
+def test_check_json_contract_and_exit_status(gbcheck):
+    failing = gbcheck("check", "cond-on-input", "--json")
+    assert failing.returncode == 1
+    report = json.loads(failing.stdout)
+    assert report["id"] == "cond-on-input" and report["status"] == "fail"
+    assert {c["name"] for c in report["checks"]} >= {"eager-runs", "fullgraph-compiles", "no-graph-breaks"}
+    assert all({"name", "status", "message"} <= c.keys() for c in report["checks"])
+    assert report["graph_breaks"][0]["gb_id"] == "GB0170" and report["graph_breaks"][0]["line"] > 0
+    assert "gb_type" in report["graph_breaks"][0] and report["message"]
+
+    passing = gbcheck("check", "cond-on-input", "--file", "solutions/03_cond_on_input.py", "--json")
+    assert passing.returncode == 0
+    assert json.loads(passing.stdout)["status"] == "pass"
+
+
+def test_check_text_names_break_line_hint_and_chapter(gbcheck):
+    done = gbcheck("check", "cond-on-input")
+    assert done.returncode == 1
+    assert done.stdout.startswith("NOT YET  cond-on-input")
+    assert "GB0170" in done.stdout and "line 17" in done.stdout
+    assert "Hint:" in done.stdout and "data-dependent" in done.stdout
+
+
+def test_hints_get_more_specific(gbcheck):
+    hints = load_exercises()[2].hints
+    first = gbcheck("hint", "cond-on-input").stdout
+    second = gbcheck("hint", "cond-on-input").stdout
+    assert hints[0] in first and hints[1] not in first
+    assert hints[1] in second
+
+
+def test_unknown_exercise_is_a_usage_error(gbcheck):
+    done = gbcheck("check", "no-such-exercise")
+    assert done.returncode == 2
+    assert "known exercises" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_help_teaches(gbcheck):
+    done = gbcheck("--help")
+    assert done.returncode == 0
+    for verb in ("list", "check", "hint", "watch", "reset"):
+        assert verb in done.stdout
+    assert "fullgraph=True" in done.stdout
+
+
+def test_overview_shows_progress_and_next(gbcheck):
+    done = gbcheck()
+    assert done.returncode == 0
+    assert f"0/{len(load_exercises())} done" in done.stdout
+    assert "Next: cat-bug" in done.stdout or "Next:" in done.stdout
+
+
+def test_reset_restores_the_committed_file(gbcheck):
+    exercise = load_exercises()[2]
+    relative = exercise.exercise_path.relative_to(PROJECT_ROOT)
+    status = subprocess.run(["git", "status", "--porcelain", str(relative)], capture_output=True, text=True,
+                            cwd=PROJECT_ROOT)
+    if status.returncode != 0 or status.stdout.strip():
+        pytest.skip("needs a git checkout with the exercise file unmodified")
+    original = exercise.exercise_path.read_text()
+    try:
+        exercise.exercise_path.write_text(original + "\n# my attempt\n")
+        done = gbcheck("reset", exercise.id)
+        assert done.returncode == 0
+        assert exercise.exercise_path.read_text() == original
+    finally:
+        exercise.exercise_path.write_text(original)
