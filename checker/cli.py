@@ -8,12 +8,16 @@
     gbcheck watch [ID]             re-check every time you save; moves on when an exercise passes
     gbcheck reset ID               put an exercise file back as it was last committed
     gbcheck verify                 for course authors: every exercise fails as declared, every solution passes
+    gbcheck grade SUBMISSIONS --out OUT [-j N]
+                                   for instructors: grade a class (CSV, Gradescope JSON, feedback per student)
+    gbcheck gradescope OUT.zip     for instructors: build a Gradescope autograder zip
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import time
@@ -69,6 +73,29 @@ def build_parser() -> argparse.ArgumentParser:
                               "declared graph break) and every solution (it must pass). Exit 1 if any does not.")
     verify.add_argument("ids", nargs="*", help="only these exercises (default: all)")
     _add_limits(verify)
+
+    grade = verbs.add_parser(
+        "grade", help="grade a class of submissions", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Grade every student in SUBMISSIONS: one folder (or .zip) per student holding their copies "
+        "of exercise files, named as in exercises/ (any subset).",
+        epilog="writes:\n  OUT/grades.csv              one row per student: points per exercise, total\n"
+        "  OUT/<student>/results.json  Gradescope's results format\n"
+        "  OUT/<student>/feedback.md   the explanations gbcheck check gives\n\n"
+        "Students are written as they finish. Run the same command again after an interruption: "
+        "finished students whose files are unchanged are kept, the rest are graded.")
+    grade.add_argument("submissions", type=Path, metavar="SUBMISSIONS")
+    grade.add_argument("--out", type=Path, required=True, metavar="OUT", help="folder for the results")
+    grade.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
+                       help="checks run at once (default: the number of CPUs)")
+    _add_limits(grade)
+
+    gradescope = verbs.add_parser("gradescope", help="build a Gradescope autograder zip")
+    gradescope.add_argument("zip", type=Path, metavar="OUT.zip")
+
+    run = verbs.add_parser("gradescope-run", help=argparse.SUPPRESS)  # what the autograder zip calls
+    run.add_argument("submission", type=Path)
+    run.add_argument("--results", type=Path, required=True)
+    _add_limits(run)
     return parser
 
 
@@ -94,6 +121,12 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_reset(args.id)
         if args.verb == "verify":
             return cmd_verify(args)
+        if args.verb == "grade":
+            return cmd_grade(args)
+        if args.verb == "gradescope":
+            return cmd_gradescope(args.zip)
+        if args.verb == "gradescope-run":
+            return cmd_gradescope_run(args)
         return cmd_overview()
     except ManifestError as err:
         print(f"gbcheck: {err}", file=sys.stderr)
@@ -265,6 +298,51 @@ def cmd_verify(args: argparse.Namespace) -> int:
     seconds = time.monotonic() - started
     print(f"\n{len(exercises) - broken}/{len(exercises)} exercises hold the invariant ({seconds:.1f} s)")
     return 1 if broken else 0
+
+
+def cmd_grade(args: argparse.Namespace) -> int:
+    from checker import classroom, sandbox
+
+    sandbox.prepare()
+    if not args.submissions.is_dir():
+        print(f"gbcheck: {args.submissions} is not a folder of student submissions", file=sys.stderr)
+        return 2
+    limits = sandbox.Limits(timeout=args.timeout, memory_mb=args.memory)
+    started = time.monotonic()
+
+    def progress(counts: dict[str, int], done: int, total: int) -> None:
+        bar = "#" * round(24 * done / max(total, 1))
+        print(f"\rgrading [{bar:24}] {done}/{total} submissions  pass {counts['pass']}  fail {counts['fail']}"
+              f"  error {counts['error']}  {time.monotonic() - started:.0f} s", end="", file=sys.stderr, flush=True)
+
+    result = classroom.grade_class(args.submissions, args.out, parallel=max(1, args.jobs), limits=limits,
+                                   progress=progress)
+    print(file=sys.stderr)
+    print(classroom.summary_table(result))
+    kept = f", {result.skipped} kept from an earlier run" if result.skipped else ""
+    print(f"\n{len(result.students)} students graded in {result.seconds:.1f} s{kept}. "
+          f"Grades: {args.out / 'grades.csv'}")
+    return 0
+
+
+def cmd_gradescope(target: Path) -> int:
+    from checker.gradescope import build_autograder_zip
+
+    names = build_autograder_zip(target)
+    print(f"Wrote {target} ({len(names)} files). Upload it as the autograder of a Gradescope programming "
+          "assignment; students submit their exercise files.")
+    return 0
+
+
+def cmd_gradescope_run(args: argparse.Namespace) -> int:
+    from checker import sandbox
+    from checker.gradescope import grade_one_submission
+
+    sandbox.prepare()
+    data = grade_one_submission(args.submission, args.results,
+                                sandbox.Limits(timeout=args.timeout, memory_mb=args.memory))
+    print(f"score {data['score']}: {data['output']}")
+    return 0
 
 
 # --- helpers ---------------------------------------------------------------------------------------

@@ -31,7 +31,6 @@ from typing import Any
 
 import torch
 
-NOBODY = 65534  # uid/gid children drop to when the grader runs as root and isolate_user is set
 
 
 @dataclass(frozen=True)
@@ -76,6 +75,17 @@ def prepare() -> None:
     torch.set_num_threads(1)
 
 
+@dataclass(frozen=True)
+class Job:
+    """What a child runs, and as whom."""
+
+    run: Callable[[], Any]
+    # With a grader running as root: the uid (and gid) the child switches to, so that it can read
+    # neither the grader's files nor another student's private folder. Ignored otherwise.
+    user: int | None = None
+    workdir: str | None = None  # the child's working directory
+
+
 @dataclass
 class _Running:
     pid: int
@@ -88,14 +98,14 @@ class _Running:
     index: int
 
 
-def run_jobs(jobs: list[Callable[[], Any]], limits: Limits = Limits(), parallel: int = 1,
-             isolate_user: bool = False, on_done: Callable[[int, Outcome], None] | None = None) -> list[Outcome]:
+def run_jobs(jobs: list[Job | Callable[[], Any]], limits: Limits = Limits(), parallel: int = 1,
+             on_done: Callable[[int, Outcome], None] | None = None) -> list[Outcome]:
     """Run each job in its own forked child, at most `parallel` at once; outcomes in job order.
 
-    `on_done(index, outcome)` is called in the grader as each job finishes (to save or show progress).
-    With `isolate_user` and a grader running as root, children run as `nobody` in a private empty
-    directory, so a job cannot read or change files the grader owns.
+    A job is a `Job` or a plain callable. `on_done(index, outcome)` is called in the grader as each
+    job finishes (to save results or show progress).
     """
+    jobs = [job if isinstance(job, Job) else Job(job) for job in jobs]
     outcomes: list[Outcome | None] = [None] * len(jobs)
     pending = list(range(len(jobs)))
     running: dict[int, _Running] = {}  # keyed by pidfd
@@ -103,7 +113,7 @@ def run_jobs(jobs: list[Callable[[], Any]], limits: Limits = Limits(), parallel:
         while pending or running:
             while pending and len(running) < max(1, parallel):
                 index = pending.pop(0)
-                child = _start(jobs[index], index, limits, isolate_user)
+                child = _start(jobs[index], index, limits)
                 running[child.pidfd] = child
             _wait_some(running, limits, outcomes, on_done)
     finally:
@@ -113,11 +123,11 @@ def run_jobs(jobs: list[Callable[[], Any]], limits: Limits = Limits(), parallel:
     return outcomes  # type: ignore[return-value]
 
 
-def run_job(job: Callable[[], Any], limits: Limits = Limits(), isolate_user: bool = False) -> Outcome:
-    return run_jobs([job], limits, 1, isolate_user)[0]
+def run_job(job: Job | Callable[[], Any], limits: Limits = Limits()) -> Outcome:
+    return run_jobs([job], limits)[0]
 
 
-def _start(job: Callable[[], Any], index: int, limits: Limits, isolate_user: bool) -> _Running:
+def _start(job: Job, index: int, limits: Limits) -> _Running:
     read_fd, write_fd = os.pipe()
     output_file = tempfile.TemporaryFile()
     sys.stdout.flush()
@@ -125,7 +135,7 @@ def _start(job: Callable[[], Any], index: int, limits: Limits, isolate_user: boo
     pid = os.fork()
     if pid == 0:  # child: never returns
         os.close(read_fd)
-        _child(job, write_fd, output_file.fileno(), limits, isolate_user)
+        _child(job, write_fd, output_file.fileno(), limits)
     os.close(write_fd)
     os.set_blocking(read_fd, False)
     now = time.monotonic()
@@ -133,7 +143,7 @@ def _start(job: Callable[[], Any], index: int, limits: Limits, isolate_user: boo
                     started=now, deadline=now + limits.timeout, chunks=[], index=index)
 
 
-def _child(job: Callable[[], Any], result_fd: int, output_fd: int, limits: Limits, isolate_user: bool) -> None:
+def _child(job: Job, result_fd: int, output_fd: int, limits: Limits) -> None:
     status = 0
     try:
         os.setpgid(0, 0)  # own process group: a timeout kills whatever the job started too
@@ -148,14 +158,13 @@ def _child(job: Callable[[], Any], result_fd: int, output_fd: int, limits: Limit
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         faulthandler.enable(file=sys.stderr)  # a crash's Python stack goes into the report, not the grader's tty
         _limit_resources(limits)
-        if isolate_user and os.geteuid() == 0:
-            workdir = tempfile.mkdtemp(prefix="gbcheck-job-")
-            os.chown(workdir, NOBODY, NOBODY)
-            os.chdir(workdir)
+        if job.workdir:
+            os.chdir(job.workdir)
+        if job.user is not None and os.geteuid() == 0:
             os.setgroups([])
-            os.setgid(NOBODY)
-            os.setuid(NOBODY)
-        payload = job()
+            os.setgid(job.user)
+            os.setuid(job.user)
+        payload = job.run()
         buffer = io.BytesIO()
         torch.save(payload, buffer)
         data = buffer.getvalue()

@@ -1,0 +1,89 @@
+"""A Gradescope autograder for the course: `gbcheck gradescope autograder.zip`.
+
+Gradescope unpacks the zip into /autograder/source, runs `setup.sh` once to build the image, then for
+each submission runs `run_autograder`, which must write /autograder/results/results.json. Ours grades
+/autograder/submission (the student's exercise files, any subset, in any folder layout) with the same
+checker as `gbcheck grade`, one student at a time.
+
+AUTOGRADER_ROOT (default /autograder) and GBCHECK_PYTHON (default the virtual environment setup.sh
+makes) let the same script run in a test folder laid out like Gradescope's.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+import tempfile
+import zipfile
+from pathlib import Path
+
+from checker import sandbox
+from checker.classroom import FIRST_STUDENT_UID, Student, files_in_folder, gradescope_results, stage
+from checker.manifest import PROJECT_ROOT, load_exercises
+from checker.strict import check_file
+
+# What of the project goes into the zip: the checker, the exercises and the reference solutions.
+SOURCE_PARTS = ("pyproject.toml", "README.md", "checker", "exercises", "solutions")
+
+SETUP_SH = """#!/usr/bin/env bash
+# Gradescope runs this once when it builds the autograder image (Ubuntu, as root, with network).
+set -euo pipefail
+apt-get update
+apt-get install -y python3.11 python3.11-venv
+python3.11 -m venv /autograder/venv
+/autograder/venv/bin/pip install --upgrade pip
+# The CPU build of the torch release the course was written against.
+/autograder/venv/bin/pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu
+/autograder/venv/bin/pip install -e /autograder/source
+"""
+
+RUN_AUTOGRADER = """#!/usr/bin/env bash
+# Gradescope runs this for every submission; it writes $AUTOGRADER_ROOT/results/results.json.
+set -euo pipefail
+root="${AUTOGRADER_ROOT:-/autograder}"
+python="${GBCHECK_PYTHON:-$root/venv/bin/python}"
+cd "$root/source"
+exec "$python" -m checker gradescope-run "$root/submission" --results "$root/results/results.json"
+"""
+
+
+def build_autograder_zip(target: Path) -> list[str]:
+    """Write the autograder zip; returns the names it holds."""
+    names = []
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as bundle:
+        for name, text in (("setup.sh", SETUP_SH), ("run_autograder", RUN_AUTOGRADER)):
+            info = zipfile.ZipInfo(name)
+            info.external_attr = 0o755 << 16  # executable once unpacked
+            bundle.writestr(info, text)
+            names.append(name)
+        for part in SOURCE_PARTS:
+            path = PROJECT_ROOT / part
+            files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+            for file in files:
+                if "__pycache__" in file.parts or file.suffix == ".pyc":
+                    continue
+                name = str(file.relative_to(PROJECT_ROOT))
+                bundle.write(file, name)
+                names.append(name)
+    return names
+
+
+def grade_one_submission(submission: Path, results: Path, limits: sandbox.Limits = sandbox.Limits()) -> dict:
+    """Grade one student's folder and write Gradescope's results.json to `results`."""
+    exercises = load_exercises()
+    with tempfile.TemporaryDirectory(prefix="gbcheck-gs-") as staging:
+        student = Student(name="submission", files={}, uid=FIRST_STUDENT_UID)
+        found = {}
+        if submission.is_dir():
+            found = files_in_folder(submission, {ex.file: ex for ex in exercises})
+        else:
+            student.problem = f"no submission folder at {submission}"
+        stage(student, found, Path(staging) / "files")
+        for exercise in exercises:
+            if exercise.id in student.files:
+                report = check_file(exercise, student.files[exercise.id], limits)
+                student.reports[exercise.id] = replace(report, file=exercise.file)
+        data = gradescope_results(student, exercises)
+    results.parent.mkdir(parents=True, exist_ok=True)
+    results.write_text(json.dumps(data, indent=1), encoding="utf-8")
+    return data

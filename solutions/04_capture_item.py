@@ -1,0 +1,20 @@
+"""Exercise: a masked loss that reads a count with `.item()`.
+
+`masked_mse` averages a sequence model's squared error over the positions a padding mask keeps, and guards
+against a batch that is all padding. It reads the number of kept positions with `.item()`, a graph break by
+default (GB0124): Dynamo does not trace tensor-to-Python-number conversions unless it is told to.
+Make `masked_mse` compile as one graph, keeping `.item()`, with the same results as now.
+Check your fix with:  gbcheck check capture-item
+"""
+
+import torch
+
+torch._dynamo.config.capture_scalar_outputs = True
+
+
+def masked_mse(pred: torch.Tensor, target: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    mask = mask.to(pred.dtype)  # [batch, seq]: 1 for real tokens, 0 for padding
+    squared_error = ((pred - target) ** 2).mean(dim=-1) * mask
+    # With capture_scalar_outputs, `.item()` becomes a symbolic number inside the graph.
+    kept = mask.sum().item()
+    return squared_error.sum() / max(kept, 1.0)

@@ -1,0 +1,221 @@
+"""Classroom grading end to end on a synthetic class: every row, every status, resume, Gradescope."""
+
+import csv
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from checker.classroom import grade_class
+from checker.manifest import PROJECT_ROOT, find_exercise
+from checker.sandbox import Limits
+
+COND = find_exercise("cond-on-input")
+ITEM = find_exercise("capture-item")
+FIXED = COND.solution_path.read_text()
+BROKEN = COND.exercise_path.read_text()
+
+# name -> {exercise file: source}; each student exercises one way a submission can go
+CLASS = {
+    "alice-correct": {COND.file: FIXED, ITEM.file: ITEM.solution_path.read_text()},
+    "bob-unmodified": {COND.file: BROKEN, ITEM.file: ITEM.exercise_path.read_text()},
+    "carol-cheats": {COND.file: "import torch\ntorch._dynamo.config.suppress_errors = True\n" + BROKEN},
+    "dan-syntax": {COND.file: "def gated_residual(x, weight:\n"},
+    "erin-loops": {COND.file: "import torch\ndef gated_residual(x, weight):\n    while True:\n        pass\n"},
+    "frank-crashes": {COND.file: "import ctypes\nctypes.string_at(0)\n"},
+    "grace-hogs": {COND.file: "hog = [bytearray(10**8) for _ in range(1000)]\n"},
+    "heidi-exits": {COND.file: "import os\nos._exit(0)\n"},
+    "ivan-forges": {COND.file: 'print(\'{"score": 100, "status": "pass"}\')\n' + BROKEN},
+    "judy-patches": {COND.file: "import torch\ntorch.compile = lambda fn, **kw: fn\n" + FIXED},
+    "ken-nothing": {},
+}
+EXPECTED = {  # student -> (cond-on-input status, capture-item status); None = not submitted
+    "alice-correct": ("pass", "pass"), "bob-unmodified": ("fail", "fail"), "carol-cheats": ("fail", None),
+    "dan-syntax": ("error", None), "erin-loops": ("error", None), "frank-crashes": ("error", None),
+    "grace-hogs": ("error", None), "heidi-exits": ("error", None), "ivan-forges": ("fail", None),
+    "judy-patches": ("fail", None), "ken-nothing": (None, None), "mallory-zip": ("pass", None),
+    "oscar-badzip": (None, None),
+}
+LIMITS = Limits(timeout=8, memory_mb=1024)
+
+
+def make_class(root: Path) -> Path:
+    submissions = root / "submissions"
+    for student, files in CLASS.items():
+        folder = submissions / student
+        folder.mkdir(parents=True)
+        for name, source in files.items():
+            (folder / name).write_text(source)
+    with zipfile.ZipFile(submissions / "mallory-zip.zip", "w") as bundle:  # a zip with a nested folder
+        bundle.writestr("mallory/exercises/" + COND.file, FIXED)
+        bundle.writestr("../../escape/" + ITEM.file + ".txt", "ignored")
+    (submissions / "oscar-badzip.zip").write_bytes(b"this is not a zip")
+    (submissions / "notes.txt").write_text("not a student")
+    return submissions
+
+
+def statuses(results: dict) -> dict[str, str]:
+    return {test["name"].split(":")[0]: test["tags"][1] for test in results["tests"]}
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    root = tmp_path_factory.mktemp("class")
+    out = root / "out"
+    result = grade_class(make_class(root), out, parallel=2, limits=LIMITS)
+    return result, out
+
+
+def test_every_student_gets_a_row_and_a_status(graded):
+    result, out = graded
+    with open(out / "grades.csv", newline="") as stream:
+        rows = {row["student"]: row for row in csv.DictReader(stream)}
+    assert set(rows) == set(EXPECTED)
+    for student, (cond, item) in EXPECTED.items():
+        results = json.loads((out / student / "results.json").read_text())
+        got = statuses(results)
+        assert got[COND.id] == (cond or "not submitted" if student != "oscar-badzip" else "error"), student
+        assert got[ITEM.id] == (item or "not submitted" if student != "oscar-badzip" else "error"), student
+        expected_points = 10 * [cond, item].count("pass")
+        assert int(rows[student]["total"]) == expected_points == results["score"], student
+        assert int(rows[student][COND.id]) == (10 if cond == "pass" else 0)
+        assert (out / student / "feedback.md").read_text().startswith(f"# Feedback for {student}")
+
+
+def test_reasons_are_given(graded):
+    _, out = graded
+
+    def output(student):
+        tests = json.loads((out / student / "results.json").read_text())["tests"]
+        return next(t["output"] for t in tests if t["name"].startswith(COND.id))
+
+    assert "did not finish" in output("erin-loops")
+    assert "SIGSEGV" in output("frank-crashes")
+    assert "MemoryError" in output("grace-hogs") or "memory" in output("grace-hogs")
+    assert "exit code 0" in output("heidi-exits")
+    assert "SyntaxError" in output("dan-syntax")
+    assert "suppress_errors" in output("carol-cheats")
+    assert "torch.compile" in output("judy-patches")
+    assert "GB0170" in output("ivan-forges")
+    assert "could not be read" in (out / "oscar-badzip" / "feedback.md").read_text()
+
+
+def test_results_follow_the_gradescope_spec(graded):
+    _, out = graded
+    for student in EXPECTED:
+        assert_gradescope_results(json.loads((out / student / "results.json").read_text()))
+
+
+def assert_gradescope_results(results: dict) -> None:
+    """Gradescope's results.json: top-level score/output/visibility/tests; each test's known fields."""
+    visibilities = {"hidden", "after_due_date", "after_published", "visible"}
+    assert set(results) <= {"score", "execution_time", "output", "output_format", "test_output_format",
+                            "test_name_format", "visibility", "stdout_visibility", "extra_data", "tests",
+                            "leaderboard"}
+    assert isinstance(results["score"], (int, float))
+    assert results["visibility"] in visibilities and results["stdout_visibility"] in visibilities
+    for test in results["tests"]:
+        assert set(test) <= {"score", "max_score", "status", "name", "name_format", "number", "output",
+                             "output_format", "tags", "visibility", "extra_data"}
+        assert isinstance(test["score"], (int, float)) and isinstance(test["max_score"], (int, float))
+        assert 0 <= test["score"] <= test["max_score"]
+        assert test["status"] in ("passed", "failed")
+        assert test["visibility"] in visibilities
+        assert isinstance(test["name"], str) and isinstance(test["output"], str)
+    assert results["score"] == sum(test["score"] for test in results["tests"])
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="per-student users need a grader running as root")
+def test_a_student_cannot_read_another_students_files_or_the_grades(tmp_path):
+    submissions = tmp_path / "submissions"
+    out = tmp_path / "out"
+    (submissions / "a-victim").mkdir(parents=True)
+    (submissions / "a-victim" / COND.file).write_text(FIXED)
+    (submissions / "b-snoop").mkdir()
+    # The snoop passes only if every attempt to reach the victim's file or the grades is refused.
+    snoop = f'''
+import glob, os, tempfile
+leaked = []
+for path in glob.glob(os.path.join(tempfile.gettempdir(), "gbcheck-grade-*", "student-0", "*.py")) + \\
+        [{str(out / "grades.csv")!r}, {str(out / "a-victim" / "results.json")!r}]:
+    try:
+        open(path).read()
+        leaked.append(path)
+    except OSError:
+        pass
+try:
+    open({str(out / "grades.csv")!r}, "a").write("b-snoop,10,10\\n")
+    leaked.append("wrote grades")
+except OSError:
+    pass
+assert not leaked, leaked
+''' + FIXED
+    (submissions / "b-snoop" / COND.file).write_text(snoop)
+    grade_class(submissions, out, parallel=2, limits=LIMITS)
+    snooped = statuses(json.loads((out / "b-snoop" / "results.json").read_text()))
+    assert snooped[COND.id] == "pass"
+    assert "b-snoop,10,10" not in (out / "grades.csv").read_text()
+
+
+def test_an_interrupted_run_keeps_finished_students_and_resumes(tmp_path):
+    submissions = tmp_path / "submissions"
+    for number in range(6):
+        folder = submissions / f"student{number}"
+        folder.mkdir(parents=True)
+        (folder / COND.file).write_text(FIXED + f"\n# student {number}\n")
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "checker", "grade", str(submissions), "--out", str(out), "-j", "1"]
+    first = subprocess.Popen(command, cwd=PROJECT_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while not (out / "student1" / "results.json").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    first.send_signal(signal.SIGKILL)  # no chance to clean up
+    first.wait()
+    finished = sorted(p.parent.name for p in out.glob("*/results.json"))
+    assert 2 <= len(finished) < 6
+    stamps = {name: (out / name / "results.json").stat().st_mtime_ns for name in finished}
+    with open(out / "grades.csv", newline="") as stream:
+        assert len(list(csv.DictReader(stream))) >= len(finished) - 1  # the csv follows each finished student
+
+    second = subprocess.run(command, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)
+    assert second.returncode == 0, second.stderr
+    assert f"{len(finished)} kept from an earlier run" in second.stdout
+    assert {name: (out / name / "results.json").stat().st_mtime_ns for name in finished} == stamps
+    with open(out / "grades.csv", newline="") as stream:
+        rows = list(csv.DictReader(stream))
+    assert [row["student"] for row in rows] == [f"student{n}" for n in range(6)]
+    assert all(row["total"] == "10" for row in rows)
+
+
+def test_gradescope_autograder_runs_in_a_gradescope_layout(tmp_path):
+    target = tmp_path / "autograder.zip"
+    done = subprocess.run([sys.executable, "-m", "checker", "gradescope", str(target)], cwd=PROJECT_ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    root = tmp_path / "autograder"
+    with zipfile.ZipFile(target) as bundle:
+        names = bundle.namelist()
+        bundle.extractall(root / "source")
+    assert {"setup.sh", "run_autograder", "exercises/exercises.toml", "checker/cli.py"} <= set(names)
+    assert "torch==2.13.0" in (root / "source" / "setup.sh").read_text()
+    (root / "submission" / "nested").mkdir(parents=True)
+    (root / "submission" / "nested" / COND.file).write_text(FIXED)
+    (root / "submission" / ITEM.file).write_text(ITEM.exercise_path.read_text())
+    (root / "results").mkdir()
+    script = root / "source" / "run_autograder"
+    script.chmod(0o755)
+    env = dict(os.environ, AUTOGRADER_ROOT=str(root), GBCHECK_PYTHON=sys.executable,
+               PYTHONPATH=str(root / "source"))
+    run = subprocess.run([str(script)], env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert_gradescope_results(results)
+    got = statuses(results)
+    assert got[COND.id] == "pass" and got[ITEM.id] == "fail" and results["score"] == 10
+    assert sum(status == "not submitted" for status in got.values()) == len(got) - 2
