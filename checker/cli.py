@@ -62,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     watch = verbs.add_parser("watch", help="re-check on every save")
     watch.add_argument("id", nargs="?", help="exercise to start with (default: the first not yet passed)")
+    watch.add_argument("--file", type=Path, help="watch this file instead (stops when it passes)")
     watch.add_argument("--interval", type=float, default=0.5, help="seconds between looks at the file")
     _add_limits(watch)
 
@@ -231,29 +232,37 @@ def cmd_watch(args: argparse.Namespace) -> int:
         current = next((ex for ex in exercises
                         if progress.remembered_status(ex.id, file_digest(ex.exercise_path)) != PASS), exercises[0])
     colour = use_colour()
+    path = args.file or current.exercise_path
     seen = None
-    print(f"Watching {current.exercise_path.relative_to(PROJECT_ROOT)} (Ctrl-C to stop)")
+    print(f"Watching {_shown(path)} (Ctrl-C to stop)", flush=True)
     try:
         while True:
-            digest = file_digest(current.exercise_path)
+            digest = file_digest(path)
             if digest != seen:
                 seen = digest
-                report = _grade(current, current.exercise_path, args, progress.hints_shown(current.id))
-                progress.remember(current.id, digest, report.status)
-                print("\033[2J\033[H" if colour else "\n" + "-" * 100, end="")
-                print(render_text(report, colour=colour))
+                report = _grade(current, path, args, progress.hints_shown(current.id))
+                if args.file is None:
+                    progress.remember(current.id, digest, report.status)
+                print("\033[2J\033[H" if colour else "\n" + "-" * 100 + "\n", end="")
+                print(render_text(report, colour=colour), flush=True)
                 if report.status == PASS:
                     index = exercises.index(current)
-                    if index + 1 == len(exercises):
-                        print("\nThat was the last exercise.")
+                    if args.file is not None or index + 1 == len(exercises):
+                        print("\nDone." if args.file else "\nThat was the last exercise.", flush=True)
                         return 0
                     current, seen = exercises[index + 1], None
-                    print(f"\nNext: {current.id}. Watching {current.exercise_path.relative_to(PROJECT_ROOT)}")
+                    path = current.exercise_path
+                    print(f"\nNext: {current.id}. Watching {_shown(path)}", flush=True)
                 else:
-                    print(paint("\nwaiting for you to save the file…", "dim", colour))
+                    print(paint("\nwaiting for you to save the file…", "dim", colour), flush=True)
             time.sleep(args.interval)
     except KeyboardInterrupt:
         return 0
+
+
+def _shown(path: Path) -> str:
+    path = Path(path).resolve()
+    return str(path.relative_to(PROJECT_ROOT)) if path.is_relative_to(PROJECT_ROOT) else str(path)
 
 
 def cmd_reset(exercise_id: str) -> int:

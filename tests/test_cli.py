@@ -98,3 +98,27 @@ def test_reset_restores_the_committed_file(gbcheck):
         assert exercise.exercise_path.read_text() == original
     finally:
         exercise.exercise_path.write_text(original)
+
+
+def test_watch_regrades_on_save(tmp_path):
+    from checker.manifest import find_exercise
+
+    exercise = find_exercise("cond-on-input")
+    attempt = tmp_path / "attempt.py"
+    attempt.write_text(exercise.exercise_path.read_text())
+    env = dict(os.environ, GBCHECK_PROGRESS=str(tmp_path / "progress.json"), NO_COLOR="1")
+    watcher = subprocess.Popen([sys.executable, "-m", "checker", "watch", exercise.id, "--file", str(attempt),
+                                "--interval", "0.2"], cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        lines = []
+        for line in watcher.stdout:
+            lines.append(line)
+            if "waiting for you to save" in line:
+                assert any(l.startswith("NOT YET") for l in lines)
+                attempt.write_text(exercise.solution_path.read_text())  # the learner saves a fix
+            if line.startswith("PASSED"):
+                break
+        assert watcher.wait(timeout=60) == 0
+        assert any(l.startswith("PASSED") for l in lines)
+    finally:
+        watcher.kill()
