@@ -11,6 +11,7 @@
     gbcheck grade SUBMISSIONS --out OUT [-j N]
                                    for instructors: grade a class (CSV, Gradescope JSON, feedback per student)
     gbcheck gradescope OUT.zip     for instructors: build a Gradescope autograder zip
+    gbcheck diagnose TARGET        every graph break in your own script or function, grouped, with fixes
 """
 
 from __future__ import annotations
@@ -90,6 +91,27 @@ def build_parser() -> argparse.ArgumentParser:
                        help="checks run at once (default: the number of CPUs)")
     _add_limits(grade)
 
+    diagnose = verbs.add_parser(
+        "diagnose", help="find every graph break in your own code", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Run your own code under torch.compile and list every graph break, grouped by id, most "
+        "frequent first, with what it means, the fixes that apply and the chapter to read.",
+        epilog="examples:\n"
+        "  gbcheck diagnose train.py -- --epochs 1     run a script; every torch.compile in it is recorded\n"
+        "  gbcheck diagnose model.py:Block --init 64 --args \"torch.randn(8, 64, 32, 32)\"\n"
+        "                                             compile and call a function or an nn.Module class\n"
+        "  gbcheck diagnose train.py --html report.html  also write a page to share")
+    diagnose.add_argument("target", help="a script (path.py), or path.py:name / module:name; "
+                          "arguments for a script follow `--`")
+    diagnose.add_argument("--args", default="", metavar="EXPR",
+                          help="call arguments for a callable target, a Python expression (torch is imported)")
+    diagnose.add_argument("--init", default="", metavar="EXPR", help="constructor arguments when the target is a class")
+    diagnose.add_argument("--keep-backend", action="store_true",
+                          help="compile with the script's own backend (default: Dynamo only, much faster)")
+    diagnose.add_argument("--json", action="store_true", help="print one JSON object")
+    diagnose.add_argument("--html", type=Path, metavar="FILE", help="also write a self-contained HTML report")
+    diagnose.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS", help="limit for the run (default: 600)")
+    diagnose.add_argument("--memory", type=int, default=8192, metavar="MB", help="memory cap (default: 8192)")
+
     gradescope = verbs.add_parser("gradescope", help="build a Gradescope autograder zip")
     gradescope.add_argument("zip", type=Path, metavar="OUT.zip")
 
@@ -108,7 +130,11 @@ def _add_limits(parser: argparse.ArgumentParser) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    # Everything after `--` belongs to the diagnosed script (argparse mishandles `--` under subcommands).
+    script_args = argv[argv.index("--") + 1:] if "--" in argv else []
+    args = build_parser().parse_args(argv[: argv.index("--")] if "--" in argv else argv)
+    args.script_args = script_args
     try:
         if args.verb == "list":
             return cmd_list(args.json)
@@ -124,6 +150,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_verify(args)
         if args.verb == "grade":
             return cmd_grade(args)
+        if args.verb == "diagnose":
+            return cmd_diagnose(args)
         if args.verb == "gradescope":
             return cmd_gradescope(args.zip)
         if args.verb == "gradescope-run":
@@ -332,6 +360,20 @@ def cmd_grade(args: argparse.Namespace) -> int:
     print(f"\n{len(result.students)} students graded in {result.seconds:.1f} s{kept}. "
           f"Grades: {args.out / 'grades.csv'}")
     return 0
+
+
+def cmd_diagnose(args: argparse.Namespace) -> int:
+    from checker import diagnose, sandbox
+
+    result = diagnose.diagnose_target(args.target, args.script_args, init=args.init, args=args.args,
+                                      keep_backend=args.keep_backend,
+                                      limits=sandbox.Limits(timeout=args.timeout, memory_mb=args.memory))
+    if args.html:
+        args.html.write_text(diagnose.render_html(result), encoding="utf-8")
+    print(json.dumps(result.to_dict(), indent=2) if args.json else diagnose.render_text(result))
+    if args.html and not args.json:
+        print(f"\nReport written to {args.html}")
+    return 1 if result.error and not result.groups else 0
 
 
 def cmd_gradescope(target: Path) -> int:

@@ -11,6 +11,7 @@ it sees every break that inductor would, in a fraction of the time.
 
 from __future__ import annotations
 
+import contextlib
 import linecache
 import logging
 import os
@@ -132,8 +133,8 @@ class Diagnosis:
 
 # --- recording -------------------------------------------------------------------------------------
 
-class _Recording:
-    """Collects what Dynamo reports while one diagnosis runs."""
+class Recording:
+    """Collects what Dynamo reports while it is active (see `recording()`)."""
 
     def __init__(self, focus_file: str | None, config_baseline: dict[str, Any] | None):
         self.focus_file = focus_file
@@ -164,13 +165,16 @@ class _Recording:
             count=previous.count + 1 if previous else 1,
         )
 
+    def graph_breaks(self) -> list[GraphBreak]:
+        return _merge_library_echoes(list(self.breaks.values()), self.focus_file)
+
     def _note_compile_state(self) -> None:
         self.stances.add(_eval_frame._stance.stance)
         if self.config_baseline is not None:
             self.config_changed |= config_differences(self.config_baseline)
 
 
-_active: list[_Recording] = []
+_active: list[Recording] = []
 # Structured parts of each graph-break message Dynamo formats, keyed by the message text, so a break's
 # explanation and hints are read from the values torch used rather than parsed back out of its text.
 _message_parts_by_text: dict[str, tuple[str, tuple[str, ...]]] = {}
@@ -220,6 +224,20 @@ def config_differences(baseline: dict[str, Any]) -> set[str]:
     return changed
 
 
+@contextlib.contextmanager
+def recording(focus_file: str | None = None, config_baseline: dict[str, Any] | None = None):
+    """Record every graph break Dynamo reports inside the block, from any torch.compile call.
+
+    Yields the Recording; compile with `backend=rec.backend` to count graphs too.
+    """
+    rec = Recording(focus_file, config_baseline)
+    _active.append(rec)
+    try:
+        yield rec
+    finally:
+        _active.remove(rec)
+
+
 # --- running ---------------------------------------------------------------------------------------
 
 def diagnose(fn: Callable[..., Any], calls: Iterable[tuple[tuple[Any, ...], dict[str, Any]]] | tuple[Any, ...],
@@ -237,16 +255,10 @@ def diagnose(fn: Callable[..., Any], calls: Iterable[tuple[tuple[Any, ...], dict
         raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
     if isinstance(calls, tuple):
         calls = [(calls, {})]
-    _install_hooks()
-    recording = _Recording(focus_file, config_baseline)
     diagnosis = Diagnosis(mode=mode)
     _reset()
-    if mode == "eager":
-        runner = fn
-    else:
-        runner = _compile(fn, backend=recording.backend, fullgraph=(mode == "fullgraph"))
-    _active.append(recording)
-    try:
+    with recording(focus_file, config_baseline) as rec:
+        runner = fn if mode == "eager" else _compile(fn, backend=rec.backend, fullgraph=(mode == "fullgraph"))
         for args, kwargs in calls:
             try:
                 if mode == "eager":
@@ -255,15 +267,13 @@ def diagnose(fn: Callable[..., Any], calls: Iterable[tuple[tuple[Any, ...], dict
                 else:
                     diagnosis.outputs.append(runner(*args, **kwargs))
             except Exception as err:  # the learner's error is data here, not a crash
-                diagnosis.error = _call_error(err, focus_file)
+                diagnosis.error = call_error(err, focus_file)
                 break
-    finally:
-        _active.pop()
-        _reset()
-    diagnosis.graphs = recording.graphs
-    diagnosis.graph_breaks = _merge_library_echoes(list(recording.breaks.values()), focus_file)
-    diagnosis.config_changed = sorted(recording.config_changed)
-    diagnosis.stances = sorted(recording.stances)
+    _reset()
+    diagnosis.graphs = rec.graphs
+    diagnosis.graph_breaks = rec.graph_breaks()
+    diagnosis.config_changed = sorted(rec.config_changed)
+    diagnosis.stances = sorted(rec.stances)
     return diagnosis
 
 
@@ -276,7 +286,7 @@ def _merge_library_echoes(breaks: list[GraphBreak], focus_file: str | None) -> l
     def in_user_code(gb: GraphBreak) -> bool:
         if focus_file:
             return os.path.realpath(gb.filename) == os.path.realpath(focus_file)
-        return _is_user_file(gb.filename)
+        return is_user_file(gb.filename)
 
     user = [gb for gb in breaks if in_user_code(gb)]
     user_types = {gb.gb_type for gb in user}
@@ -294,7 +304,7 @@ def _merge_library_echoes(breaks: list[GraphBreak], focus_file: str | None) -> l
     return result
 
 
-def _call_error(err: BaseException, focus_file: str | None) -> CallError:
+def call_error(err: BaseException, focus_file: str | None) -> CallError:
     gb_type = getattr(err, "gb_type", None) if isinstance(err, _Unsupported) else None
     stack = getattr(err, "real_stack", None) if gb_type else None
     if not stack:
@@ -325,7 +335,7 @@ _STDLIB_DIR = os.path.dirname(os.__file__)
 _CHECKER_DIR = os.path.dirname(__file__)
 
 
-def _is_user_file(filename: str | None) -> bool:
+def is_user_file(filename: str | None) -> bool:
     return bool(filename) and not filename.startswith((_TORCH_DIR, _STDLIB_DIR, _CHECKER_DIR)) and "<frozen" not in filename
 
 
@@ -341,7 +351,7 @@ def _user_location(stack, focus_file, fallback):
         in_focus = [f for f in frames if f[0] and os.path.realpath(f[0]) == focus]
         if in_focus:
             return in_focus[-1]
-    outside = [f for f in frames if _is_user_file(f[0])]
+    outside = [f for f in frames if is_user_file(f[0])]
     if outside:
         return outside[-1]
     return frames[-1] if frames else fallback
