@@ -17,7 +17,7 @@ EXERCISES_DIR = PROJECT_ROOT / "exercises"
 SOLUTIONS_DIR = PROJECT_ROOT / "solutions"
 MANIFEST_PATH = EXERCISES_DIR / "exercises.toml"
 
-CATEGORIES = ("incorrect-code", "data-dependent", "printing-logging", "dynamic-shapes", "untraceable-calls")
+CATEGORIES = ("incorrect-code", "data-dependent", "printing-logging", "dynamic-shapes", "untraceable-calls", "capstone")
 TENSOR_MAKERS = ("randn", "rand", "ones", "zeros", "arange", "tensor")
 DTYPES = ("float32", "float64", "int64", "int32", "bool")
 
