@@ -15,7 +15,6 @@ import contextlib
 import linecache
 import logging
 import os
-import sys
 import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field, replace
@@ -396,11 +395,6 @@ def warm_up() -> None:
             diagnose(sample, (torch.ones(4), torch.ones(())), mode)
     finally:
         quiet.setLevel(level)
-
-
-def python_version_note() -> str:
-    """The torch and Python versions, for reports: graph-break behaviour depends on them."""
-    return f"torch {torch.__version__}, Python {sys.version.split()[0]}"
 
 
 # Hooks go in when the engine is imported, so they are part of the state the tamper check records

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 PASS, FAIL, ERROR, SKIP = "pass", "fail", "error", "skip"
@@ -42,7 +42,6 @@ class Report:
     hint: str = ""  # the exercise's next hint, when not passing
     chapter: str = ""  # the book page to read
     output: str = ""  # what the file printed (stdout and stderr), for the learner's eyes only
-    details: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -101,3 +101,15 @@ def test_config_changes_made_while_compiling_are_seen():
         diagnosis = engine.diagnose(item, (torch.ones(3),), "default", config_baseline=baseline)
     assert diagnosis.graph_breaks == []
     assert diagnosis.config_changed == ["capture_scalar_outputs"]
+
+
+def test_course_notes_name_real_registry_ids_and_chapters():
+    from pathlib import Path
+
+    from checker import registry
+
+    book = Path(__file__).resolve().parent.parent / "book"
+    for gb_id, note in registry.course_notes().items():
+        assert registry.gb_type_for(gb_id), f"{gb_id} is not in torch's graph-break registry"
+        assert note.meaning and note.fix
+        assert (book / f"{note.chapter}.ipynb").exists(), f"{gb_id} points at a missing chapter {note.chapter}"
