@@ -1,0 +1,255 @@
+"""The built book, as a reader sees it: a strict build, served on 127.0.0.1 and opened in headless Chromium.
+
+The session builds the book once (`jupyter-book build book/ -W -n --keep-going`, into `_build/html`) and
+serves it from a thread. The browser is Debian's `chromium` driven by playwright (which cannot download
+its own browser here). Without chromium or playwright the browser tests are skipped on a developer's
+machine, and fail in CI (where the environment variable CI is set), so that a missing install cannot pass.
+A full-page screenshot of every chapter is kept in `_build/screenshots/`.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import urllib.error
+import urllib.request
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import urldefrag, urljoin, urlparse
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+HTML = ROOT / "_build" / "html"
+SCREENSHOTS = ROOT / "_build" / "screenshots"
+CHROMIUM = os.environ.get("BOOK_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+
+CHAPTERS = {
+    "what-is-a-graph-break": "What a graph break is",
+    "incorrect-code": "Incorrect code",
+    "data-dependent": "Data-dependent operations",
+    "printing-logging": "Printing and logging",
+    "running-the-course": "Running the course",
+}
+# A graph break each chapter's broken cells must show, as torch prints it.
+BREAK_SHOWN = {
+    "what-is-a-graph-break": ("Data-dependent branching", "gb0170"),
+    "incorrect-code": ("TypeError when making fake tensor call", "gb0112"),
+    "data-dependent": ("Tensor.tolist() with non-integer tensor", "gb0109"),
+    "printing-logging": ("Failed to trace builtin operator", "gb0059"),
+}
+
+
+def jupyter_book() -> list[str]:
+    script = Path(sys.executable).with_name("jupyter-book")
+    return [str(script)] if script.exists() else ["jupyter-book"]
+
+
+@pytest.fixture(scope="session")
+def built_book() -> dict:
+    """Build the book strictly, once per test session, into _build/html."""
+    if HTML.exists():
+        shutil.rmtree(HTML)
+    done = subprocess.run([*jupyter_book(), "build", "book/", "-W", "-n", "--keep-going"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=900)
+    return {"returncode": done.returncode, "log": done.stdout + done.stderr}
+
+
+@pytest.fixture(scope="session")
+def book_html(built_book) -> Path:
+    if built_book["returncode"] != 0:
+        pytest.fail("the strict book build failed:\n" + built_book["log"][-6000:])
+    return HTML
+
+
+@pytest.fixture(scope="session")
+def site(book_html) -> str:
+    """Serve _build/html on a free port of 127.0.0.1 from a thread; yields the base URL."""
+
+    class QuietHandler(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):  # keep the test output clean
+            pass
+
+    handler = functools.partial(QuietHandler, directory=str(book_html))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+
+
+def _unavailable(reason: str):
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason} (CI must install it: see running-the-course.md)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _unavailable("playwright is not installed (pip install -e '.[book]')")
+    if not Path(CHROMIUM).exists():
+        _unavailable(f"no chromium at {CHROMIUM} (apt-get install chromium)")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture()
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+# --- the build ------------------------------------------------------------------------------------
+
+def test_strict_build_succeeds_without_warnings(built_book):
+    assert built_book["returncode"] == 0, built_book["log"][-6000:]
+    assert "build succeeded" in built_book["log"]
+    assert "WARNING" not in built_book["log"], built_book["log"][-6000:]
+
+
+@pytest.mark.parametrize("chapter", [c for c in CHAPTERS if c != "running-the-course"])
+def test_chapter_offers_notebook_download_and_launch_buttons(book_html, chapter):
+    html = (book_html / f"{chapter}.html").read_text(encoding="utf-8")
+    assert f'href="_sources/{chapter}.ipynb"' in html
+    assert (book_html / "_sources" / f"{chapter}.ipynb").exists()
+    config = (ROOT / "_config.yml").read_text(encoding="utf-8")
+    repository = config.split("repository:")[1].split("url:")[1].split()[0]
+    path = urlparse(repository).path.strip("/")
+    assert f"https://colab.research.google.com/github/{path}/blob/main/book/{chapter}.ipynb" in html
+    assert f"https://mybinder.org/v2/gh/{path}/main?urlpath=tree/book/{chapter}.ipynb" in html
+
+
+# --- in the browser -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("chapter", list(CHAPTERS))
+def test_each_chapter_renders(site, page, chapter):
+    response = page.goto(site + f"{chapter}.html")
+    assert response is not None and response.ok
+    heading = page.locator("article h1").first
+    assert CHAPTERS[chapter] in heading.inner_text()
+    if chapter != "running-the-course":
+        assert page.locator("div.cell").count() > 5, "code cells are missing"
+        assert page.locator("div.cell_output").count() > 3, "stored outputs are missing"
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{chapter}.png"), full_page=True)
+
+
+@pytest.mark.parametrize("chapter", list(BREAK_SHOWN))
+def test_broken_cell_shows_the_graph_break_message(site, page, chapter):
+    page.goto(site + f"{chapter}.html")
+    broken = page.locator("div.cell.tag_raises-exception")
+    assert broken.count() >= 1
+    gb_type, gb_id = BREAK_SHOWN[chapter]
+    errors = page.locator("div.cell.tag_raises-exception div.cell_output")
+    texts = [errors.nth(i).inner_text() for i in range(errors.count())]
+    shown = [t for t in texts if gb_type in t and gb_id in t]
+    assert shown, f"no broken cell of {chapter} shows {gb_type} ({gb_id})"
+    match = errors.filter(has_text=gb_type).first
+    match.scroll_into_view_if_needed()
+    assert match.is_visible()
+    assert "Hint:" in shown[0], "the message's hints are missing"
+
+
+@pytest.mark.parametrize("chapter", ["incorrect-code", "data-dependent", "printing-logging"])
+def test_solution_dropdown_is_collapsed_until_clicked(site, page, chapter):
+    page.goto(site + f"{chapter}.html")
+    dropdowns = page.locator("details.sd-dropdown")
+    assert dropdowns.count() >= 1
+    for i in range(dropdowns.count()):
+        dropdown = dropdowns.nth(i)
+        code = dropdown.locator("div.highlight pre")
+        assert dropdown.get_attribute("open") is None, "a solution is open before it is clicked"
+        assert not code.is_visible(), "a solution's code is visible before it is clicked"
+        dropdown.locator("summary").click()
+        code.wait_for(state="visible", timeout=5000)
+        assert dropdown.get_attribute("open") is not None
+        assert "def " in code.inner_text()
+        assert dropdown.locator("span.hll").count() >= 1, "the changed lines are not highlighted"
+
+
+def test_solution_reveal_screenshot(site, page):
+    """A picture of one opened solution, for people reviewing the book."""
+    page.goto(site + "data-dependent.html")
+    dropdown = page.locator("details.sd-dropdown").first
+    dropdown.scroll_into_view_if_needed()
+    dropdown.locator("summary").click()
+    dropdown.locator("div.highlight pre").wait_for(state="visible", timeout=5000)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    dropdown.screenshot(path=str(SCREENSHOTS / "data-dependent-solution-open.png"))
+
+
+# --- links ----------------------------------------------------------------------------------------
+
+class _Links(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.hrefs: list[str] = []
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if attrs.get("id"):
+            self.ids.add(attrs["id"])
+        if tag == "a" and attrs.get("href"):
+            self.hrefs.append(attrs["href"])
+        if tag in ("link", "script", "img") and (attrs.get("href") or attrs.get("src")):
+            self.hrefs.append(attrs.get("href") or attrs.get("src"))
+
+
+def _fetch(url: str) -> tuple[int, str, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            kind = response.headers.get_content_type()
+            body = response.read().decode("utf-8", "replace") if kind == "text/html" else ""
+            return response.status, kind, body
+    except urllib.error.HTTPError as err:
+        return err.code, "", ""
+
+
+def test_no_broken_internal_links(site):
+    """Crawl every page reachable from index.html; every internal href must load, every #anchor exist."""
+    pages: dict[str, _Links] = {}
+    queue, seen, broken = [site + "index.html"], set(), []
+    while queue:
+        url = queue.pop()
+        if url in seen:
+            continue
+        seen.add(url)
+        status, kind, body = _fetch(url)
+        if status != 200:
+            broken.append(f"{url} -> {status}")
+            continue
+        if kind == "text/html":
+            parser = _Links()
+            parser.feed(body)
+            pages[url] = parser
+            for href in parser.hrefs:
+                target = urljoin(url, href)
+                if urlparse(target).netloc != urlparse(site).netloc:
+                    continue  # external: not this test's business
+                queue.append(urldefrag(target)[0])
+    for url, parser in pages.items():
+        for href in parser.hrefs:
+            target, fragment = urldefrag(urljoin(url, href))
+            if fragment and urlparse(target).netloc == urlparse(site).netloc:
+                target_page = pages.get(target)
+                if target_page is not None and fragment not in target_page.ids:
+                    broken.append(f"{url}: #{fragment} not found in {target}")
+    assert not broken, "\n".join(broken)
+    for chapter in CHAPTERS:
+        assert site + f"{chapter}.html" in pages, f"{chapter} is not linked from the book"
