@@ -239,7 +239,7 @@ def cmd_overview() -> int:
     for ex in exercises:
         status = statuses[ex.id]
         mark = paint("✓", "pass", colour) if status == PASS else paint("·", "dim", colour)
-        print(f" {mark} {ex.id:28} {paint(ex.category, 'dim', colour):18}  {ex.title}")
+        print(f" {mark} {ex.id:28} {paint(f'{ex.category:18}', 'dim', colour)} {ex.title}")
     bar = "#" * round(30 * done / len(exercises))
     print(f"\n[{bar:30}] {done}/{len(exercises)} done, {points}/{sum(e.points for e in exercises)} points")
     upcoming = next((ex for ex in exercises if statuses[ex.id] != PASS), None)
