@@ -193,7 +193,7 @@ def _compare(name: str, exercise: Exercise, payload: dict[str, Any], ref: dict[s
              label: str = "eager") -> CheckResult:
     outputs, expected = payload["outputs"], ref["outputs"]
     for index, (got, want) in enumerate(zip(outputs, expected)):
-        difference = _difference(got, want, exercise.rtol, exercise.atol)
+        difference = output_difference(got, want, exercise.rtol, exercise.atol)
         if difference:
             note = exercise.inputs[index].note
             which = f"input {index + 1}" + (f" ({note})" if note else "")
@@ -203,7 +203,7 @@ def _compare(name: str, exercise: Exercise, payload: dict[str, Any], ref: dict[s
     return CheckResult(name, PASS, f"{label} output equals the reference on all {len(expected)} inputs")
 
 
-def _difference(got: Any, want: Any, rtol: float, atol: float) -> str | None:
+def output_difference(got: Any, want: Any, rtol: float, atol: float) -> str | None:
     """None when equal (tensors: torch.testing.assert_close, strict shape and dtype); else why not."""
     if isinstance(want, torch.Tensor) or isinstance(got, torch.Tensor):
         if not (isinstance(want, torch.Tensor) and isinstance(got, torch.Tensor)):
@@ -215,13 +215,13 @@ def _difference(got: Any, want: Any, rtol: float, atol: float) -> str | None:
         return None
     if isinstance(want, dict) and isinstance(got, dict) and want.keys() == got.keys():
         for key in want:
-            inner = _difference(got[key], want[key], rtol, atol)
+            inner = output_difference(got[key], want[key], rtol, atol)
             if inner:
                 return inner
         return None
     if isinstance(want, list) and isinstance(got, list) and len(want) == len(got):
         for got_item, want_item in zip(got, want):
-            inner = _difference(got_item, want_item, rtol, atol)
+            inner = output_difference(got_item, want_item, rtol, atol)
             if inner:
                 return inner
         return None

@@ -1,11 +1,10 @@
 """The course's invariant: every unfixed exercise fails with its expected break, every solution passes."""
 
 import pytest
-import torch
 
 from checker.manifest import load_exercises
 from checker.report import ERROR, FAIL, PASS
-from checker.strict import check_file
+from checker.strict import check_file, output_difference
 
 EXERCISES = load_exercises()
 
@@ -49,8 +48,9 @@ def test_original_and_solution_agree_eagerly(exercise):
     original = run_job(lambda: run_trial(exercise, str(exercise.exercise_path), "eager"))
     reference = reference_outcome(exercise, Limits())
     assert original.payload["stage"] == "done" and original.payload["diagnosis"]["error"] is None
+    assert len(original.payload["outputs"]) == len(exercise.inputs)
     for got, want in zip(original.payload["outputs"], reference.payload["outputs"]):
-        torch.testing.assert_close(got, want, rtol=exercise.rtol, atol=exercise.atol)
+        assert output_difference(got, want, exercise.rtol, exercise.atol) is None
 
 
 def test_every_technique_of_the_source_page_has_an_exercise():
@@ -70,3 +70,15 @@ def test_exercise_file_is_a_learner_task(exercise):
     assert "TODO" not in exercise.solution_path.read_text()
     assert len(exercise.hints) >= 2 and all(hint.strip() for hint in exercise.hints)
     assert f"gbcheck check {exercise.id}" in text
+
+
+def test_output_difference_handles_nested_outputs():
+    import torch
+
+    from checker.trial import _plain
+
+    value = (torch.ones(2), {"loss": torch.zeros(())}, 3)
+    assert output_difference(_plain(value), _plain(value), 1e-6, 1e-6) is None
+    changed = (torch.ones(2), {"loss": torch.ones(())}, 3)
+    assert "not close" in output_difference(_plain(changed), _plain(value), 1e-6, 1e-6)
+    assert output_difference(_plain((1, 2)), _plain([1, 2]), 0, 0) is not None  # tuple is not list
