@@ -36,6 +36,11 @@ CHAPTERS = {
     "incorrect-code": "Incorrect code",
     "data-dependent": "Data-dependent operations",
     "printing-logging": "Printing and logging",
+    "dynamic-shapes": "Dynamic output shapes",
+    "untraceable-calls": "Calls Dynamo cannot trace",
+    "nested-graph-breaks": "Nested graph breaks",
+    "recompilations": "Recompilations",
+    "capstone": "Finding every break in a real model",
     "running-the-course": "Running the course",
 }
 # A graph break each chapter's broken cells must show, as torch prints it.
@@ -44,6 +49,10 @@ BREAK_SHOWN = {
     "incorrect-code": ("TypeError when making fake tensor call", "gb0112"),
     "data-dependent": ("Tensor.tolist() with non-integer tensor", "gb0109"),
     "printing-logging": ("Failed to trace builtin operator", "gb0059"),
+    "dynamic-shapes": ("Dynamic shape operator", "gb0036"),
+    "untraceable-calls": ("attempted to trace numpy function unsupported by PyTorch", "gb0294"),
+    "nested-graph-breaks": ("Failed to trace builtin operator", "gb0059"),
+    "capstone": ("Attempted to call function marked as skipped", "gb0007"),
 }
 
 
@@ -116,6 +125,13 @@ def page(browser):
 
 # --- the build ------------------------------------------------------------------------------------
 
+def test_pages_checked_here_are_the_pages_of_the_toc():
+    import re
+
+    toc = re.findall(r"file:\s*(\S+)", (ROOT / "book" / "_toc.yml").read_text(encoding="utf-8"))
+    assert list(CHAPTERS) == toc, "add the new page and its title to CHAPTERS (and a break to BREAK_SHOWN)"
+
+
 def test_strict_build_succeeds_without_warnings(built_book):
     assert built_book["returncode"] == 0, built_book["log"][-6000:]
     assert "build succeeded" in built_book["log"]
@@ -165,7 +181,8 @@ def test_broken_cell_shows_the_graph_break_message(site, page, chapter):
     assert "Hint:" in shown[0], "the message's hints are missing"
 
 
-@pytest.mark.parametrize("chapter", ["incorrect-code", "data-dependent", "printing-logging"])
+@pytest.mark.parametrize("chapter", ["incorrect-code", "data-dependent", "printing-logging", "dynamic-shapes",
+                                     "untraceable-calls", "capstone"])
 def test_solution_dropdown_is_collapsed_until_clicked(site, page, chapter):
     page.goto(site + f"{chapter}.html")
     dropdowns = page.locator("details.sd-dropdown")

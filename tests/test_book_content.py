@@ -16,7 +16,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"
-CHAPTERS = ["what-is-a-graph-break", "incorrect-code", "data-dependent", "printing-logging"]
+CHAPTERS = ["what-is-a-graph-break", "incorrect-code", "data-dependent", "printing-logging", "dynamic-shapes",
+            "untraceable-calls", "nested-graph-breaks", "recompilations", "capstone"]
 
 # Every code example of PyTorch's "Common Graph Breaks" page, as the page has it.
 SOURCE_EXAMPLES = {
@@ -109,6 +110,11 @@ EXPECTED_BREAKS = {
     "incorrect-code": {"gb0112"},
     "data-dependent": {"gb0170", "gb0124", "gb0109"},
     "printing-logging": {"gb0059", "gb0296", "gb0291", "gb0007"},
+    "dynamic-shapes": {"gb0036"},
+    "untraceable-calls": {"gb0294", "gb0007", "gb0098"},
+    "nested-graph-breaks": {"gb0059"},
+    "recompilations": set(),  # its broken cell is a recompilation, which has no graph-break id
+    "capstone": {"gb0007"},
 }
 
 # Techniques the issue asks for, and the chapter whose code must use each.
@@ -121,6 +127,48 @@ TECHNIQUES = {
                        ".data_ptr()", "while ", "error_on_graph_break"],
     "printing-logging": ["reorderable_logging_functions = {print}", "torch.compiler.is_compiling()",
                          "ignore_logging_functions = {logger.info}", "warnings.warn", "logger.info", ".add_(1)"],
+    "dynamic-shapes": [".nonzero()", "[scores > 0]", "torch.unique(", ".tolist()",
+                       "capture_dynamic_output_shape_ops=True",
+                       "error_on_graph_break(True)", "torch.where(", "output_size="],
+    "untraceable-calls": ["np.digitize", "time.perf_counter()", "random.gauss", "for _ in range", "with timer():",
+                          "try:", "torch.compiler.disable(soft_cap)", "recursive=False",
+                          "torch._dynamo.nonstrict_trace(", "torch.library.custom_op", "register_fake",
+                          "register_autograd"],
+    "nested-graph-breaks": ['TORCH_LOGS="graph_breaks"', "fullgraph=True", "nested_graph_breaks=True",
+                            "torch.compiler.is_compiling()"],
+    "recompilations": ["torch._logging.set_logs(recompiles=True)", 'set_stance("fail_on_recompile")',
+                       "torch._dynamo.mark_dynamic(", "torch.stack("],
+    "capstone": ['TORCH_LOGS="graph_breaks"', "-m checker diagnose", "TORCH_TRACE=",
+                 "torch._dynamo.error_on_graph_break(True)", "ignore_index=-100", "torch.compiler.is_compiling()"],
+}
+
+# What the stored outputs of the newer chapters must show: the behaviour each chapter is about, as torch
+# 2.13 printed it (plain text of stream outputs, error messages and, for errors, their tracebacks).
+OUTPUTS_SHOW = {
+    "dynamic-shapes": [
+        # torch 2.13: fullgraph=True captures nonzero, default mode breaks on it
+        "GB0036 Dynamic shape operator", "fullgraph: 1 graph(s), 9 op(s), 0 graph break(s)",
+        "Could not guard on data-dependent expression", "GB0033 Data dependent operator",
+    ],
+    "untraceable-calls": [
+        "default: 0 graph(s), 0 op(s), 1 graph break(s)", "GB7000 graph break in loop",
+        "cannot determine source file", "soft_cap counted 3 calls for 10", "soft_cap counted 10 calls for 10",
+        "no autograd formula was registered",
+    ],
+    "nested-graph-breaks": [
+        "(x3)", "user stack suppressed due to duplicate graph break", "torch_dynamo_resume_in_scale_at_2",
+        "6 graphs",
+    ],
+    "recompilations": [
+        "size mismatch at index 0. expected 4, actual 8", "hit config.recompile_limit (8)",
+        "[1, 2, 3, 4, 5, 6, 7, 8, 8, 8, 8]", "Detected recompile when torch.compile stance is 'fail_on_recompile'",
+        "1 compilation for lengths 4, 8, 16 and 3",
+    ],
+    "capstone": [
+        "Failed to handle graph break gracefully", "graph break(s) of 3 kind(s)", "GB7000  graph break in loop",
+        "torch_dynamo_resume_in_attention_at_26", "GB0036 Dynamic shape operator",
+        "default: 1 graph(s), 63 op(s), 0 graph break(s)",
+    ],
 }
 
 
@@ -151,11 +199,18 @@ def manifest() -> list[dict]:
     return tomllib.loads((ROOT / "exercises" / "exercises.toml").read_text(encoding="utf-8"))["exercise"]
 
 
+def toc_files() -> list[str]:
+    return re.findall(r"file:\s*(\S+)", (BOOK / "_toc.yml").read_text(encoding="utf-8"))
+
+
 def test_toc_lists_every_chapter_under_the_ids_the_checker_uses():
     toc = (BOOK / "_toc.yml").read_text(encoding="utf-8")
-    files = re.findall(r"file:\s*(\S+)", toc)
+    files = toc_files()
     assert files == CHAPTERS + ["running-the-course"]
     assert re.search(r"^root:\s*index\s*$", toc, re.M)
+    index = (BOOK / "index.md").read_text(encoding="utf-8")
+    for chapter in CHAPTERS + ["running-the-course"]:
+        assert f"{{doc}}`{chapter}`" in index, f"the landing page does not link {chapter}"
     for name in files:
         assert (BOOK / f"{name}.ipynb").exists() or (BOOK / f"{name}.md").exists(), name
     # The checker's notes name chapters by these slugs; every one must exist.
@@ -200,6 +255,34 @@ def test_every_example_of_the_source_page_runs_in_the_book(name):
     example = normalise(SOURCE_EXAMPLES[name])
     cells = [normalise(source(c)) for chapter in CHAPTERS for c in load(chapter)["cells"] if c["cell_type"] == "code"]
     assert any(example in cell for cell in cells), f"PyTorch's example '{name}' is missing"
+
+
+@pytest.mark.parametrize("chapter", list(OUTPUTS_SHOW))
+def test_stored_outputs_show_what_the_chapter_is_about(chapter):
+    shown = []
+    for cell in load(chapter)["cells"]:
+        for output in cell.get("outputs", []):
+            shown.append(text_of(output))
+            if output["output_type"] == "error":
+                shown.append(re.sub(r"\x1b\[[0-9;]*m", "", "\n".join(output["traceback"])))
+    shown = "\n".join(shown)
+    for expected in OUTPUTS_SHOW[chapter]:
+        assert expected in shown, f"{chapter}: no stored output shows {expected!r}; re-execute the notebook"
+
+
+def test_dynamic_shapes_names_the_torch_version_of_the_fullgraph_surprise():
+    prose = "\n".join(source(c) for c in load("dynamic-shapes")["cells"] if c["cell_type"] == "markdown")
+    assert "torch 2.13" in prose and "fullgraph=True" in prose
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_compared_outputs_hold_no_machine_paths(chapter):
+    """nbval compares every output but tracebacks: a path of this machine in one fails on any other."""
+    for cell in load(chapter)["cells"]:
+        for output in cell.get("outputs", []):
+            text = json.dumps({key: value for key, value in output.items() if key != "traceback"})
+            for machine_specific in ["site-packages", "/lib/python3", "/home/", "/root/"]:
+                assert machine_specific not in text, f"{chapter}: {source(cell)[:60]!r} shows {machine_specific}"
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
@@ -288,8 +371,21 @@ def test_running_the_course_page_covers_install_gbcheck_offline_and_workshop():
                     "## Workshop guide for instructors", "### Order and timings", "### What to demo live",
                     "### Common mistakes"]:
         assert heading in page
-    for command in ["gbcheck check", "gbcheck hint", "gbcheck watch", "gbcheck grade", "gbcheck verify"]:
+    for command in ["gbcheck check", "gbcheck hint", "gbcheck watch", "gbcheck grade", "gbcheck verify",
+                    "gbcheck diagnose"]:
         assert command in page
+
+
+def test_running_the_course_page_documents_publishing():
+    page = (BOOK / "running-the-course.md").read_text(encoding="utf-8")
+    publishing = page.split("## Publishing the book", 1)[1].split("\n## ", 1)[0]
+    for needed in [".github/workflows/book.yml", "GitHub Pages", "_build/html", "--builder singlehtml",
+                   "_build/singlehtml", "PDF", "offline"]:
+        assert needed in publishing or needed in page, f"the publishing section does not mention {needed}"
+    assert "binder/requirements.txt" in page
+    # Every chapter has a slot in the workshop's timetable.
+    for chapter in CHAPTERS:
+        assert f"{{doc}}`{chapter}`" in page, f"the workshop guide does not schedule {chapter}"
 
 
 def test_config_renders_stored_outputs_with_launch_buttons():
