@@ -134,7 +134,7 @@ TECHNIQUES = {
                           "try:", "torch.compiler.disable(soft_cap)", "recursive=False",
                           "torch._dynamo.nonstrict_trace(", "torch.library.custom_op", "register_fake",
                           "register_autograd"],
-    "nested-graph-breaks": ['TORCH_LOGS="graph_breaks"', "fullgraph=True", "nested_graph_breaks=True",
+    "nested-graph-breaks": ['counters["graph_break"]', "fullgraph=True", "nested_graph_breaks=True",
                             "torch.compiler.is_compiling()"],
     "recompilations": ["torch._logging.set_logs(recompiles=True)", 'set_stance("fail_on_recompile")',
                        "torch._dynamo.mark_dynamic(", "torch.stack("],
@@ -156,7 +156,7 @@ OUTPUTS_SHOW = {
         "no autograd formula was registered",
     ],
     "nested-graph-breaks": [
-        "(x3)", "user stack suppressed due to duplicate graph break", "torch_dynamo_resume_in_scale_at_2",
+        "(x3)", "3 reports of: Failed to trace builtin operator", "torch_dynamo_resume_in_scale_at_2",
         "6 graphs",
     ],
     "recompilations": [
