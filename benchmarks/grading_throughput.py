@@ -1,6 +1,6 @@
 """Grading a class: the checker's `gbcheck grade` against the naive way, in one run.
 
-    python benchmarks/grading_throughput.py [--students 100] [--jobs 2] [--naive-sample 16]
+    python benchmarks/grading_throughput.py [--students 100] [--exercises N] [--jobs 2] [--naive-sample 16]
 
 Generates a class: every student holds a file for each exercise, drawn as real classes look
 (seeded, so runs compare): 15% not submitted, 20% the unmodified exercise, 40% the reference fix
@@ -39,14 +39,14 @@ run_trial(find_exercise(sys.argv[1]), sys.argv[2], sys.argv[3])
 """
 
 
-def make_class(folder: Path, students: int, seed: int = 0) -> list[tuple[str, Path]]:
-    """Write the class; returns (exercise id, file) for every submitted file."""
+def make_class(folder: Path, students: int, exercises: int | None = None, seed: int = 0) -> list[tuple[str, Path]]:
+    """Write the class (the first `exercises` exercises, default all); returns (exercise id, file) per file."""
     rng = random.Random(seed)
     submitted = []
     for number in range(students):
         student = folder / f"student{number:03d}"
         student.mkdir(parents=True)
-        for ex in load_exercises():
+        for ex in load_exercises()[:exercises]:
             draw = rng.random()
             if draw < 0.15:
                 continue
@@ -74,12 +74,13 @@ def naive(sample: list[tuple[str, Path]], jobs: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--students", type=int, default=100)
+    parser.add_argument("--exercises", type=int, help="only the first N exercises (default: all)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--naive-sample", type=int, default=16, help="submissions timed the naive way")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="gbcheck-bench-"))
     try:
-        submitted = make_class(work / "class", args.students)
+        submitted = make_class(work / "class", args.students, args.exercises)
         distinct = len({(exercise_id, path.read_bytes()) for exercise_id, path in submitted})
         print(f"class: {args.students} students, {len(submitted)} submitted files, {distinct} distinct", flush=True)
 
