@@ -33,7 +33,6 @@ from typing import Any
 import torch
 
 
-
 @dataclass(frozen=True)
 class Limits:
     """What one job may use."""
