@@ -8,8 +8,8 @@ copied as is, 25% a fix of the student's own (the reference plus the student's o
 one of these files is distinct). Then prints:
   - `gbcheck grade -j N` on the whole class: wall time, submissions per second, distinct files checked
     (byte-identical files are checked once);
-  - the naive way, one fresh Python process per check (import torch, import the file, one mode), N
-    at a time, timed on a random sample of submissions and scaled to the class;
+  - the naive way, one fresh Python process per check (import torch, import the file, its three
+    modes), N at a time, timed on a random sample of submissions and scaled to the class;
   - the ratio naive / gbcheck for the class, and per distinct file (without the help of identical files).
 Targets on 2 cores: <= 60 s for 100 students x all exercises, >= 5x faster than naive.
 """
@@ -34,8 +34,9 @@ from checker.manifest import load_exercises  # noqa: E402
 NAIVE_CHECK = """
 import sys, torch
 from checker.manifest import find_exercise
-from checker.trial import run_trial
-run_trial(find_exercise(sys.argv[1]), sys.argv[2], sys.argv[3])
+from checker.trial import run_trials
+for trial in run_trials(find_exercise(sys.argv[1]), sys.argv[2]):
+    pass
 """
 
 
@@ -62,9 +63,8 @@ def make_class(folder: Path, students: int, exercises: int | None = None, seed: 
 
 
 def naive(sample: list[tuple[str, Path]], jobs: int) -> float:
-    """Seconds for the sample, one fresh process per check (three modes per file), `jobs` at a time."""
-    commands = [[sys.executable, "-c", NAIVE_CHECK, exercise_id, str(path), mode]
-                for exercise_id, path in sample for mode in ("eager", "fullgraph", "default")]
+    """Seconds for the sample, one fresh process per file (all three modes), `jobs` at a time."""
+    commands = [[sys.executable, "-c", NAIVE_CHECK, exercise_id, str(path)] for exercise_id, path in sample]
     started = time.perf_counter()
     with ThreadPoolExecutor(jobs) as pool:
         list(pool.map(lambda command: subprocess.run(command, cwd=ROOT, capture_output=True), commands))

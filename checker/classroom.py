@@ -36,7 +36,7 @@ from typing import Any
 from checker import engine, sandbox
 from checker.manifest import Exercise, load_exercises
 from checker.report import ERROR, FAIL, PASS, Report, render_text
-from checker.strict import TRIAL_MODES, Trials, decide, error_report, reference_job, run_trial
+from checker.strict import Trials, decide, error_report, reference_job, trial_job
 
 NOT_SUBMITTED = "not submitted"
 FIRST_STUDENT_UID = 20000  # student n's checks run as uid FIRST_STUDENT_UID + n (grader running as root)
@@ -169,28 +169,18 @@ def _run(students: list[Student], exercises: list[Exercise], references: dict[st
                 student.reports[exercise_id] = error_report(by_id[exercise_id], str(path), "The file is larger than 1 MB.")
                 continue
             groups.setdefault((exercise_id, hashlib.sha256(content).hexdigest()), []).append(student)
-    jobs: list[sandbox.Job] = []
-    owners: list[tuple[tuple[str, str], str]] = []  # per job: its group, its mode
-    for key, members in groups.items():
-        first, exercise = members[0], by_id[key[0]]
-        path = first.files[exercise.id]
-        for mode in TRIAL_MODES:
-            jobs.append(sandbox.Job(lambda e=exercise, p=str(path), m=mode: run_trial(e, p, m),
-                                    user=first.uid, workdir=str(path.parent)))
-            owners.append((key, mode))
-    pending: dict[tuple[str, str], dict[str, sandbox.Outcome]] = {}
+    keys = list(groups)  # one job per group, run as its first member
+    jobs = [trial_job(by_id[exercise_id], str(path), user=groups[key][0].uid, workdir=str(path.parent))
+            for key in keys for exercise_id, path in [(key[0], groups[key][0].files[key[0]])]]
     counts = Counter({PASS: 0, FAIL: 0, ERROR: 0})
     total_submissions = sum(len(members) for members in groups.values())
     for student in students:  # students with nothing to run (no files, a damaged zip) finish at once
         _maybe_finish(student, exercises, out, finished)
 
     def on_done(index: int, outcome: sandbox.Outcome) -> None:
-        key, mode = owners[index]
-        pending.setdefault(key, {})[mode] = outcome
-        if len(pending[key]) < len(TRIAL_MODES):
-            return
+        key = keys[index]
         exercise, members = by_id[key[0]], groups[key]
-        report = decide(exercise, str(members[0].files[exercise.id]), Trials(pending.pop(key)), references[exercise.id])
+        report = decide(exercise, str(members[0].files[exercise.id]), Trials(outcome), references[exercise.id])
         for student in members:
             student.reports[exercise.id] = replace(report, file=f"{student.name}/{exercise.file}")
             counts[report.status] += 1

@@ -8,8 +8,10 @@ Forking is only safe before torch's thread pool has started: a child forked afte
 its first parallel op. `prepare()` pins the grader to one intra-op thread before any op runs; call it
 first thing in any process that will fork jobs.
 
-The child's result travels back over a pipe as a `torch.save` archive, read with `weights_only=True`,
-so nothing the child sends can run code in the grader. What the child prints is kept as text for the
+A job returns one result, or yields several (one per stage of a check), each sent as soon as it is
+ready and each given its own timeout: the stages finished before a crash or a hang are kept. A result
+travels back over a pipe as a length-prefixed `torch.save` archive, read with `weights_only=True`, so
+nothing the child sends can run code in the grader. What the child prints is kept as text for the
 report and never read as a result.
 """
 
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import faulthandler
 import gc
+import inspect
 import io
 import os
 import resource
@@ -27,7 +30,7 @@ import tempfile
 import time
 import traceback
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
@@ -44,9 +47,10 @@ class Limits:
 
 @dataclass(frozen=True)
 class Outcome:
-    """How a job ended. `payload` is None when the child sent no (readable) result."""
+    """How a job ended: every result that came back whole, and whether the job finished."""
 
-    payload: Any
+    results: list[Any]  # in the order sent; kept even when the child died afterwards
+    complete: bool  # every expected result arrived and the child exited normally
     output: str  # stdout and stderr, interleaved, truncated to Limits.output_bytes
     exit_code: int | None  # None when killed by a signal
     signal_number: int | None
@@ -54,9 +58,14 @@ class Outcome:
     seconds: float
 
     @property
+    def payload(self) -> Any:
+        """A finished job's (last) result; None when the job did not finish."""
+        return self.results[-1] if self.complete else None
+
+    @property
     def problem(self) -> str | None:
-        """Why no result came back, in words for the learner; None when it did."""
-        if self.payload is not None:
+        """Why the job did not finish, in words for the learner; None when it did."""
+        if self.complete:
             return None
         if self.timed_out:
             return (f"it did not finish within {self.seconds:.0f} s and was stopped. Look for a loop that "
@@ -79,11 +88,12 @@ def prepare() -> None:
 class Job:
     """What a child runs, and as whom."""
 
-    run: Callable[[], Any]
+    run: Callable[[], Any]  # returns the result, or is a generator that yields one result per stage
     # With a grader running as root: the uid (and gid) the child switches to, so that it can read
     # neither the grader's files nor another student's private folder. Ignored otherwise.
     user: int | None = None
     workdir: str | None = None  # the child's working directory
+    results: int = 1  # how many results `run` sends; each has Limits.timeout to arrive
 
 
 @dataclass
@@ -94,8 +104,11 @@ class _Running:
     output_file: Any
     started: float
     deadline: float
-    chunks: list[bytes]
+    expected: int
     index: int
+    received: bytearray = field(default_factory=bytearray)  # bytes of a result still arriving
+    frames: list[bytes] = field(default_factory=list)  # results that arrived whole, not yet loaded
+    refused: str = ""  # why the rest of what the child sent was ignored
     result_closed: bool = False  # the child closed its end: stop polling the pipe, wait for the exit
 
 
@@ -144,7 +157,7 @@ def _start(job: Job, index: int, limits: Limits) -> _Running:
     os.set_blocking(read_fd, False)
     now = time.monotonic()
     return _Running(pid=pid, pidfd=os.pidfd_open(pid), result_fd=read_fd, output_file=output_file,
-                    started=now, deadline=now + limits.timeout, chunks=[], index=index)
+                    started=now, deadline=now + limits.timeout, expected=job.results, index=index)
 
 
 def _child(job: Job, result_fd: int, output_fd: int, limits: Limits) -> None:
@@ -161,19 +174,16 @@ def _child(job: Job, result_fd: int, output_fd: int, limits: Limits) -> None:
         sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         faulthandler.enable(file=sys.stderr)  # a crash's Python stack goes into the report, not the grader's tty
-        _limit_resources(limits)
+        _limit_resources(limits, job.results)
         if job.workdir:
             os.chdir(job.workdir)
         if job.user is not None and os.geteuid() == 0:
             os.setgroups([])
             os.setgid(job.user)
             os.setuid(job.user)
-        payload = job.run()
-        buffer = io.BytesIO()
-        torch.save(payload, buffer)
-        data = buffer.getvalue()
-        while data:
-            data = data[os.write(result_fd, data):]
+        result = job.run()
+        for part in result if inspect.isgenerator(result) else (result,):
+            _send(result_fd, part)
     except BaseException:  # noqa: BLE001 - a job's failure must become an outcome, never escape the child
         try:
             traceback.print_exc()
@@ -187,11 +197,27 @@ def _child(job: Job, result_fd: int, output_fd: int, limits: Limits) -> None:
             os._exit(status)
 
 
-def _limit_resources(limits: Limits) -> None:
+def _send(result_fd: int, result: Any) -> None:
+    buffer = io.BytesIO()
+    torch.save(result, buffer)
+    data = len(buffer.getbuffer()).to_bytes(_LENGTH_BYTES, "big") + buffer.getvalue()
+    while data:
+        data = data[os.write(result_fd, data):]
+
+
+_LENGTH_BYTES = 8  # each result is sent as its length, then its torch.save archive
+# Saving a tensor caches `torch.Tensor.__slotnames__` on first use. Do it here, before any child exists,
+# so that a child sending its first result does not add a member to torch.Tensor between two of a
+# check's tamper snapshots.
+torch.save(torch.zeros(1), io.BytesIO())
+_MAX_RESULT_BYTES = 64 * 1024 * 1024
+
+
+def _limit_resources(limits: Limits, results: int) -> None:
     inherited = _address_space_bytes()
     cap = inherited + limits.memory_mb * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-    cpu = int(limits.timeout) + 5  # a backstop if the grader itself is stopped
+    cpu = int(limits.timeout) * results + 5  # a backstop if the grader itself is stopped
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a job that prints gigabytes gets write errors
     resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024 * 1024,) * 2)
@@ -214,7 +240,7 @@ def _wait_some(running: dict[int, _Running], limits: Limits, outcomes: list, on_
     by_result_fd = {child.result_fd: child for child in running.values()}
     for fd, _ in events:
         if fd in by_result_fd:
-            _drain(by_result_fd[fd])
+            _drain(by_result_fd[fd], limits)
     now = time.monotonic()
     for pidfd, child in list(running.items()):
         exited = any(fd == pidfd for fd, _ in events)
@@ -225,7 +251,7 @@ def _wait_some(running: dict[int, _Running], limits: Limits, outcomes: list, on_
             _kill_group(child.pid)
         _kill_group(child.pid)  # also whatever the job left running
         status = _reap(child)
-        _drain(child)
+        _drain(child, limits)
         del running[pidfd]
         outcome = _outcome(child, status, timed_out, limits)
         outcomes[child.index] = outcome
@@ -233,7 +259,7 @@ def _wait_some(running: dict[int, _Running], limits: Limits, outcomes: list, on_
             on_done(child.index, outcome)
 
 
-def _drain(child: _Running) -> None:
+def _drain(child: _Running, limits: Limits) -> None:
     while True:
         try:
             chunk = os.read(child.result_fd, 1 << 20)
@@ -242,7 +268,20 @@ def _drain(child: _Running) -> None:
         if not chunk:
             child.result_closed = True
             return
-        child.chunks.append(chunk)
+        if child.refused:
+            continue
+        child.received += chunk
+        while len(child.received) >= _LENGTH_BYTES:
+            size = _LENGTH_BYTES + int.from_bytes(child.received[:_LENGTH_BYTES], "big")
+            if size > _MAX_RESULT_BYTES:  # not a result a check sends: stop the child, keep what came
+                child.refused = f"a result of {size} bytes was refused"
+                _kill_group(child.pid)
+                break
+            if len(child.received) < size:
+                break
+            child.frames.append(bytes(child.received[_LENGTH_BYTES:size]))
+            del child.received[:size]
+            child.deadline = time.monotonic() + limits.timeout  # the next stage gets a timeout of its own
 
 
 def _kill_group(pid: int) -> None:
@@ -266,14 +305,20 @@ def _outcome(child: _Running, status: int, timed_out: bool, limits: Limits) -> O
     text = output[: limits.output_bytes].decode("utf-8", errors="replace")
     if len(output) > limits.output_bytes:
         text += "\n[output truncated]"
-    payload = None
-    if not timed_out and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and child.chunks:
+    if child.refused:
+        text += f"\n[{child.refused}]"
+    results = []
+    for frame in child.frames:
         try:
-            payload = torch.load(io.BytesIO(b"".join(child.chunks)), weights_only=True)
+            results.append(torch.load(io.BytesIO(frame), weights_only=True))
         except Exception as err:  # noqa: BLE001 - unreadable result: reported, never trusted
-            text += f"\n[the result could not be read: {err}]"
+            text += f"\n[a result could not be read: {err}]"
+            break
+    exited = not timed_out and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+    complete = exited and len(results) == child.expected and not child.received
     exit_code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
     signal_number = os.WTERMSIG(status) if os.WIFSIGNALED(status) and not timed_out else None
     seconds = time.monotonic() - child.started
-    return Outcome(payload=payload, output=text, exit_code=exit_code, signal_number=signal_number,
-                   timed_out=timed_out, seconds=limits.timeout if timed_out else seconds)
+    return Outcome(results=results, complete=complete, output=text, exit_code=exit_code,
+                   signal_number=signal_number, timed_out=timed_out,
+                   seconds=limits.timeout if timed_out else seconds)  # a timeout is reported as the limit

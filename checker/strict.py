@@ -10,8 +10,8 @@ A file passes an exercise only when every named check passes:
                         no replaced torch function
   prints-preserved      (exercises that keep their logging) compiled code prints what the reference does
 
-Each mode runs in its own child (config set in one cannot leak into another). The reference is the
-exercise's solution run eagerly, computed once per grader process.
+The three modes run one after the other in one sandboxed child (see trial.run_trials), each on a fresh
+import. The reference is the exercise's solution run eagerly, computed once per grader process.
 """
 
 from __future__ import annotations
@@ -26,25 +26,23 @@ import torch
 from checker import engine, registry, sandbox
 from checker.manifest import Exercise
 from checker.report import ERROR, FAIL, PASS, SKIP, CheckResult, Report
-from checker.trial import run_trial
-
-TRIAL_MODES = ("eager", "fullgraph", "default")
+from checker.trial import TRIAL_MODES, run_trial, run_trials
 
 
 @dataclass(frozen=True)
 class Trials:
-    """The outcomes of one file's trials, keyed by mode."""
+    """One file's trials: the outcome of the child that ran them, one result per mode that finished."""
 
-    outcomes: dict[str, sandbox.Outcome]
+    outcome: sandbox.Outcome
 
     def payload(self, mode: str) -> dict[str, Any] | None:
-        outcome = self.outcomes.get(mode)
-        return outcome.payload if outcome else None
+        index = TRIAL_MODES.index(mode)
+        return self.outcome.results[index] if index < len(self.outcome.results) else None
 
 
-def trial_jobs(exercise: Exercise, path: str) -> list[Callable[[], Any]]:
-    """One sandbox job per mode, in TRIAL_MODES order."""
-    return [lambda mode=mode: run_trial(exercise, path, mode) for mode in TRIAL_MODES]
+def trial_job(exercise: Exercise, path: str, user: int | None = None, workdir: str | None = None) -> sandbox.Job:
+    """The sandbox job that runs every mode's trial of one file."""
+    return sandbox.Job(lambda: run_trials(exercise, path), user=user, workdir=workdir, results=len(TRIAL_MODES))
 
 
 _references: dict[str, sandbox.Outcome] = {}
@@ -69,13 +67,13 @@ def check_file(exercise: Exercise, path: str | os.PathLike, limits: sandbox.Limi
     if not os.path.isfile(path):
         return error_report(exercise, path, f"There is no file at {path}.")
     engine.warm_up()
-    jobs = trial_jobs(exercise, path)
+    jobs: list[sandbox.Job | Callable[[], Any]] = [trial_job(exercise, path)]
     if exercise.id not in _references:  # first time: the reference runs alongside the trials
         jobs.append(reference_job(exercise))
     outcomes = sandbox.run_jobs(jobs, limits, parallel)
-    if len(outcomes) > len(TRIAL_MODES):
+    if len(outcomes) > 1:
         _references[exercise.id] = outcomes.pop()
-    return decide(exercise, path, Trials(dict(zip(TRIAL_MODES, outcomes))), _references[exercise.id], hint_level)
+    return decide(exercise, path, Trials(outcomes[0]), _references[exercise.id], hint_level)
 
 
 def error_report(exercise: Exercise, path: str, message: str) -> Report:
@@ -120,10 +118,9 @@ def decide(exercise: Exercise, path: str, trials: Trials, reference: sandbox.Out
 
 def _problem(trials: Trials, mode: str) -> str | None:
     """Why a mode's trial has no usable result, in one paragraph; None when it has one."""
-    outcome = trials.outcomes[mode]
-    if outcome.payload is None:
-        return f"Your code could not be checked: {outcome.problem}"
-    payload = outcome.payload
+    payload = trials.payload(mode)
+    if payload is None:
+        return f"Your code could not be checked: {trials.outcome.problem}"
     if payload["stage"] == "done":
         error = payload["diagnosis"]["error"]
         if mode == "eager" and error:
@@ -296,5 +293,7 @@ def _summary(exercise: Exercise, status: str, checks: list[CheckResult], breaks:
 
 
 def _learner_output(trials: Trials) -> str:
-    eager = trials.outcomes.get("eager")
-    return eager.output if eager else ""
+    """What the file printed in its first (eager) trial; the later modes would only repeat it."""
+    output, eager = trials.outcome.output, trials.payload("eager")
+    end = eager.get("output_end") if eager else None
+    return output.encode("utf-8")[:end].decode("utf-8", errors="replace") if end is not None else output

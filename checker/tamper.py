@@ -10,6 +10,7 @@ from __future__ import annotations
 import builtins
 import importlib
 import logging
+import sys
 import warnings
 from dataclasses import dataclass
 from typing import Any
@@ -32,29 +33,32 @@ WATCHED_CLASSES = (torch.Tensor, torch._C.TensorBase, torch.nn.Module, torch.fx.
                    symbolic_convert.InstructionTranslatorBase, logging.Logger)
 
 
-def _callables(namespace: dict[str, Any], prefix: str) -> dict[str, int]:
-    return {f"{prefix}.{name}": id(value) for name, value in list(namespace.items())
-            if callable(value) and not name.startswith("__")}
+def _namespaces() -> dict[str, dict[str, Any]]:
+    """Every watched namespace by its dotted name: modules by name, classes by module and qualname."""
+    spaces = {name: vars(sys.modules.get(name) or importlib.import_module(name)) for name in WATCHED_MODULES}
+    spaces.update({f"{klass.__module__}.{klass.__qualname__}": vars(klass) for klass in WATCHED_CLASSES})
+    return spaces
 
 
 @dataclass
 class Snapshot:
-    identities: dict[str, int]  # qualified name -> id() of every watched function and class
-    class_members: set[str]  # every attribute of the watched classes: an added method is a patch too
+    # namespace -> name -> id() of every function and class in it; dunder names of modules are left out
+    identities: dict[str, dict[str, int]]
+    class_members: dict[str, set[str]]  # every attribute of the watched classes: an added method is a patch too
     config: dict[str, Any]
     stance: str
 
     @classmethod
     def take(cls) -> Snapshot:
-        identities: dict[str, int] = {}
-        class_members: set[str] = set()
-        for name in WATCHED_MODULES:
-            module = importlib.import_module(name)
-            identities.update(_callables(vars(module), name))
+        # Plain ids and names, no strings built per entry: a check compares against this once per mode,
+        # in a child where every object touched costs a copied page.
+        identities, class_members = {}, {}
+        for space, namespace in _namespaces().items():
+            identities[space] = {name: id(value) for name, value in namespace.items()
+                                 if callable(value) and not name.startswith("__")}
         for klass in WATCHED_CLASSES:
-            prefix = f"{klass.__module__}.{klass.__qualname__}"
-            identities.update(_callables(dict(vars(klass)), prefix))
-            class_members.update(f"{prefix}.{member}" for member in vars(klass))
+            space = f"{klass.__module__}.{klass.__qualname__}"
+            class_members[space] = set(vars(klass))
         return cls(identities=identities, class_members=class_members, config=engine.config_snapshot(),
                    stance=eval_frame._stance.stance)
 
@@ -62,10 +66,15 @@ class Snapshot:
                  config_changed_while_compiling: list[str] = (), stances_while_compiling: list[str] = ()) -> list[str]:
         """What changed since the snapshot, one sentence each; empty when nothing was switched off."""
         found = []
-        now = Snapshot.take()
-        replaced = sorted({name for name, ident in self.identities.items()
-                           if now.identities.get(name, ident) != ident or name not in now.identities}
-                          | (now.class_members - self.class_members))
+        replaced = set()
+        for space, namespace in _namespaces().items():
+            for name, ident in self.identities[space].items():
+                value = namespace.get(name)
+                if value is None or id(value) != ident:
+                    replaced.add(f"{space}.{name}")
+            if space in self.class_members:
+                replaced |= {f"{space}.{name}" for name in set(namespace) - self.class_members[space]}
+        replaced = sorted(replaced)
         if replaced:
             shown = ", ".join(replaced[:5]) + (f" and {len(replaced) - 5} more" if len(replaced) > 5 else "")
             found.append(f"replaced or removed functions the check relies on: {shown}")
@@ -74,7 +83,7 @@ class Snapshot:
             allowed = ", ".join(allowed_config) or "none"
             found.append(f"changed torch._dynamo.config.{', '.join(sorted(changed))} "
                          f"(this exercise allows: {allowed})")
-        stances = {now.stance, *stances_while_compiling} - {"default"}
+        stances = {eval_frame._stance.stance, *stances_while_compiling} - {"default"}
         if stances:
             found.append(f"changed the compile stance to {', '.join(sorted(stances))} (torch.compiler.set_stance)")
         if getattr(entry, "_torchdynamo_disable", False):

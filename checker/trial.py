@@ -1,30 +1,58 @@
-"""One trial: what runs inside a sandboxed child to examine a file in one mode.
+"""Trials: what runs inside a sandboxed child to examine a file.
 
 `run_trial` imports the file fresh, runs its entry on every input of the exercise in one mode (eager,
 default or fullgraph) through the engine, and returns plain data: the engine's account, the outputs
 (tensors and plain values only), what was printed during the calls, and tampering findings. The grader
 turns trials into a verdict; nothing here decides pass or fail.
+
+`run_trials` runs every mode in one child, one after the other: half the cost of a child per mode, since
+the later modes find Dynamo warm. Each mode starts as a fresh child would: the file is imported again,
+and the process-wide settings a file commonly changes are put back first (`ProcessState`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import copy
 import importlib.util
 import io
+import logging
 import os
+import random
 import sys
 import traceback
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import torch
+import torch._dynamo
+import torch._functorch.config
+import torch.fx.experimental._config
+from torch._dynamo import eval_frame
 
 from checker import engine, tamper
 from checker.manifest import Exercise, build_call
 
 
-def run_trial(exercise: Exercise, path: str, mode: str) -> dict[str, Any]:
+TRIAL_MODES = ("eager", "fullgraph", "default")  # eager first: its output is the one a learner is shown
+
+
+def run_trials(exercise: Exercise, path: str) -> Iterator[dict[str, Any]]:
+    """Examine `path` in every mode of TRIAL_MODES, in order, in this process; yields each trial."""
+    snapshot = tamper.Snapshot.take()  # before any learner code runs: every mode is judged against it
+    state = ProcessState.save()
+    for mode in TRIAL_MODES:
+        state.restore()
+        trial = run_trial(exercise, path, mode, snapshot)
+        trial["output_end"] = _output_position()
+        yield trial
+
+
+def run_trial(exercise: Exercise, path: str, mode: str, snapshot: tamper.Snapshot | None = None) -> dict[str, Any]:
     """Examine `path` in `mode`; returns a dict of plain values and tensors (see module docstring)."""
-    snapshot = tamper.Snapshot.take()  # before any learner code runs
+    snapshot = snapshot or tamper.Snapshot.take()  # before any learner code runs
     try:
         module = _import_file(path)
     except BaseException as err:  # noqa: BLE001 - a broken file is a result, including SystemExit
@@ -101,3 +129,74 @@ class _Tee(io.TextIOBase):
 
     def flush(self) -> None:
         self.original.flush()
+
+
+def _output_position() -> int | None:
+    """How many bytes this process has printed so far, when its output goes to a file (as in a sandbox)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        return os.lseek(1, 0, os.SEEK_CUR)
+    except OSError:
+        return None
+
+
+_CONFIGS = (torch._dynamo.config, torch._functorch.config, torch.fx.experimental._config)
+_set_stance = eval_frame._set_stance  # taken before learner code runs, like the engine's references
+
+
+@dataclass
+class ProcessState:
+    """Process-wide settings a learner's file may change, saved to be put back between trials.
+
+    What a file changes when imported it changes again in every trial; what it changes while running
+    (a config flag set inside the function, a handler added to a logger) must not carry over into the
+    next mode's trial and change its verdict.
+    """
+
+    configs: list[dict[str, Any]]
+    stance: eval_frame.DynamoStance
+    loggers: dict[str, tuple[list[Any], int, bool, bool]]  # name -> handlers, level, propagate, disabled
+    logging_disabled: int
+    warning_filters: list[Any]
+    rng: tuple[torch.Tensor, Any]
+    default_dtype: torch.dtype
+    grad_enabled: bool
+
+    @classmethod
+    def save(cls) -> ProcessState:
+        loggers = {"": logging.getLogger(), **{name: logger for name, logger in logging.Logger.manager.loggerDict.items()
+                                               if isinstance(logger, logging.Logger)}}
+        return cls(
+            configs=[config.get_config_copy() for config in _CONFIGS],
+            stance=eval_frame._stance,
+            loggers={name: (list(logger.handlers), logger.level, logger.propagate, logger.disabled)
+                     for name, logger in loggers.items()},
+            logging_disabled=logging.root.manager.disable,
+            warning_filters=list(warnings.filters),
+            rng=(torch.get_rng_state(), random.getstate()),
+            default_dtype=torch.get_default_dtype(),
+            grad_enabled=torch.is_grad_enabled(),
+        )
+
+    def restore(self) -> None:
+        for config, saved in zip(_CONFIGS, self.configs):
+            current = config.get_config_copy()
+            for key, value in saved.items():
+                if current.get(key) != value:  # only what changed: setting a key marks it as overridden
+                    setattr(config, key, copy.deepcopy(value))
+        _set_stance(self.stance)
+        for name, (handlers, level, propagate, disabled) in self.loggers.items():
+            logger = logging.getLogger(name or None)
+            logger.handlers[:] = handlers
+            logger.level, logger.propagate, logger.disabled = level, propagate, disabled
+        for name, logger in list(logging.Logger.manager.loggerDict.items()):  # loggers the file created
+            if name not in self.loggers and not name.startswith("torch") and isinstance(logger, logging.Logger):
+                logger.handlers.clear()
+        logging.disable(self.logging_disabled)
+        warnings.filters[:] = self.warning_filters
+        getattr(warnings, "_filters_mutated", lambda: None)()  # forget which warnings were shown
+        torch.set_rng_state(self.rng[0])
+        random.setstate(self.rng[1])
+        torch.set_default_dtype(self.default_dtype)
+        torch.set_grad_enabled(self.grad_enabled)

@@ -1,15 +1,18 @@
 """Checks are isolated: from each other, from the grader, and from whatever the learner's code does."""
 
+import logging
 import os
 import textwrap
+import warnings
 
 import torch
 
 from checker import engine
 from checker.manifest import find_exercise
 from checker.report import FAIL, PASS
-from checker.sandbox import Limits, run_jobs
+from checker.sandbox import Job, Limits, run_jobs
 from checker.strict import check_file
+from checker.trial import ProcessState
 
 CAPTURE = find_exercise("capture-item")
 
@@ -75,3 +78,79 @@ def test_results_travel_as_data_not_code():
     outcome = run_jobs([lambda: {"x": Sneaky()}], Limits(timeout=10))[0]
     assert outcome.payload is None  # weights_only loading refuses it (or the child cannot even send it)
     assert not os.path.exists("/tmp/gbcheck-pwned")
+
+
+def test_a_job_sends_a_result_per_stage_and_each_stage_has_its_own_timeout():
+    def stages():
+        import time
+        for stage in range(3):
+            time.sleep(0.6)  # 1.8 s in all, over the 1 s limit, but each stage is within it
+            yield stage
+
+    outcome = run_jobs([Job(stages, results=3)], Limits(timeout=1))[0]
+    assert outcome.complete and not outcome.timed_out
+    assert outcome.results == [0, 1, 2]
+
+
+def test_stages_finished_before_a_hang_are_kept():
+    def stages():
+        yield "eager result"
+        while True:
+            pass
+
+    outcome = run_jobs([Job(stages, results=3)], Limits(timeout=1))[0]
+    assert outcome.timed_out and not outcome.complete
+    assert outcome.results == ["eager result"]
+    assert outcome.payload is None and "did not finish" in outcome.problem
+
+
+def test_a_setting_made_while_one_mode_runs_does_not_reach_the_next(tmp_path):
+    # Set only when the function runs eagerly (the first mode); a fresh process compiling it never sees it.
+    path = tmp_path / "sneaky.py"
+    path.write_text(textwrap.dedent('''
+        import torch
+        def clipped_rms_norm(x, weight, limit=2.5):
+            if not torch.compiler.is_compiling():
+                torch._dynamo.config.reorderable_logging_functions = {print}
+            normed = x * torch.rsqrt(x.pow(2).mean(dim=-1, keepdim=True) + 1e-6) * weight
+            clipped = (normed.abs() > limit).sum()
+            print("rms_norm: clipped activations:", clipped)
+            return normed.clamp(-limit, limit)
+    '''))
+    report = check_file(find_exercise("reorder-print"), path)
+    checks = {check.name: check for check in report.checks}
+    assert checks["eager-runs"].status == PASS
+    assert checks["fullgraph-compiles"].status == FAIL
+    assert "GB0059" in {gb["gb_id"] for gb in report.graph_breaks}
+
+
+def test_process_state_is_put_back_between_modes():
+    state = ProcessState.save()
+    logger = logging.getLogger("submission_state_test")
+    logger.addHandler(logging.StreamHandler())
+    logging.getLogger().setLevel(logging.CRITICAL)
+    torch._dynamo.config.capture_scalar_outputs = True
+    torch.compiler.set_stance("force_eager")
+    warnings.simplefilter("ignore")
+    torch.manual_seed(123)
+    draw = torch.rand(3)
+    torch.set_default_dtype(torch.float64)
+    state.restore()
+    assert logger.handlers == [] and logging.getLogger().level == state.loggers[""][1]
+    assert torch._dynamo.config.capture_scalar_outputs is False
+    assert torch._dynamo.eval_frame._stance.stance == "default"
+    assert warnings.filters == state.warning_filters
+    assert torch.get_default_dtype() == torch.float32
+    torch.manual_seed(123)
+    state.restore()
+    assert not torch.equal(torch.rand(3), draw)  # the generator is back where it was, not reseeded
+
+
+def test_learner_output_is_shown_once_not_once_per_mode(tmp_path):
+    path = tmp_path / "chatty.py"
+    path.write_text('import torch\nprint("hello from import")\n' + textwrap.dedent('''
+        def masked_mse(pred, target, mask):
+            return pred.sum()
+    '''))
+    report = check_file(CAPTURE, path)
+    assert report.output.count("hello from import") == 1
