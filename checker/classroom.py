@@ -36,11 +36,12 @@ from typing import Any
 from checker import engine, sandbox
 from checker.manifest import Exercise, load_exercises
 from checker.report import ERROR, FAIL, PASS, Report, render_text
-from checker.strict import Trials, decide, error_report, reference_job, trial_job
+from checker.strict import Trials, decide, error_report, reference_job, trial_job, warm_up_with_references
 
 NOT_SUBMITTED = "not submitted"
 FIRST_STUDENT_UID = 20000  # student n's checks run as uid FIRST_STUDENT_UID + n (grader running as root)
 MAX_FILE_BYTES = 1024 * 1024  # larger "exercise files" are refused, not graded
+WARM_UP_FROM = 5  # distinct files of one exercise from which warming the grader with its reference pays off
 
 
 @dataclass
@@ -169,6 +170,8 @@ def _run(students: list[Student], exercises: list[Exercise], references: dict[st
                 student.reports[exercise_id] = error_report(by_id[exercise_id], str(path), "The file is larger than 1 MB.")
                 continue
             groups.setdefault((exercise_id, hashlib.sha256(content).hexdigest()), []).append(student)
+    distinct = Counter(exercise_id for exercise_id, _ in groups)
+    warm_up_with_references([ex for ex in exercises if distinct[ex.id] >= WARM_UP_FROM])
     keys = list(groups)  # one job per group, run as its first member
     jobs = [trial_job(by_id[exercise_id], str(path), user=groups[key][0].uid, workdir=str(path.parent))
             for key in keys for exercise_id, path in [(key[0], groups[key][0].files[key[0]])]]

@@ -130,7 +130,7 @@ def run_jobs(jobs: list[Job | Callable[[], Any]], limits: Limits = Limits(), par
         while pending or running:
             while pending and len(running) < max(1, parallel):
                 index = pending.pop(0)
-                child = _start(jobs[index], index, limits)
+                child = _start(jobs[index], index, limits, others=list(running.values()))
                 running[child.pidfd] = child
             _wait_some(running, limits, outcomes, on_done)
     finally:
@@ -144,7 +144,7 @@ def run_job(job: Job | Callable[[], Any], limits: Limits = Limits()) -> Outcome:
     return run_jobs([job], limits)[0]
 
 
-def _start(job: Job, index: int, limits: Limits) -> _Running:
+def _start(job: Job, index: int, limits: Limits, others: list[_Running]) -> _Running:
     read_fd, write_fd = os.pipe()
     output_file = tempfile.TemporaryFile()
     sys.stdout.flush()
@@ -152,6 +152,9 @@ def _start(job: Job, index: int, limits: Limits) -> _Running:
     pid = os.fork()
     if pid == 0:  # child: never returns
         os.close(read_fd)
+        for other in others:  # another check's result pipe and output are none of this one's business
+            for fd in (other.result_fd, other.pidfd, other.output_file.fileno()):
+                os.close(fd)
         _child(job, write_fd, output_file.fileno(), limits)
     os.close(write_fd)
     os.set_blocking(read_fd, False)

@@ -16,6 +16,8 @@ import. The reference is the exercise's solution run eagerly, computed once per 
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,7 +28,7 @@ import torch
 from checker import engine, registry, sandbox
 from checker.manifest import Exercise
 from checker.report import ERROR, FAIL, PASS, SKIP, CheckResult, Report
-from checker.trial import TRIAL_MODES, run_trial, run_trials
+from checker.trial import TRIAL_MODES, ProcessState, run_trial, run_trials
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,26 @@ def reference_outcome(exercise: Exercise, limits: sandbox.Limits) -> sandbox.Out
     if exercise.id not in _references:
         _references[exercise.id] = sandbox.run_job(reference_job(exercise), limits)
     return _references[exercise.id]
+
+
+def warm_up_with_references(exercises: list[Exercise]) -> None:
+    """Compile each exercise's reference once in this (grader) process, so that checks forked later start warm.
+
+    Dynamo fills caches on first use (fake-tensor results per operator and shape, the function names of
+    source lines, sympy facts) that each check of the exercise would otherwise fill again in its own
+    child: about a quarter of a check. Worth it from a few files per exercise on (a class, not one
+    file). What the references print is dropped and the settings they change are put back. A reference
+    that registers an operator is left out: the registration would outlive the warm-up and let a
+    learner's file call an operator it never defines.
+    """
+    state = ProcessState.save()
+    for exercise in exercises:
+        if "torch.library" in exercise.solution_path.read_text(encoding="utf-8"):
+            continue
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            # One mode is enough: in a check, the modes after the first find what that one filled.
+            run_trial(exercise, str(exercise.solution_path), "fullgraph")  # reports errors, raises none
+        state.restore()
 
 
 def check_file(exercise: Exercise, path: str | os.PathLike, limits: sandbox.Limits = sandbox.Limits(),

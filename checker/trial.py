@@ -186,10 +186,12 @@ class ProcessState:
                 if current.get(key) != value:  # only what changed: setting a key marks it as overridden
                     setattr(config, key, copy.deepcopy(value))
         _set_stance(self.stance)
-        for name, (handlers, level, propagate, disabled) in self.loggers.items():
+        for name, saved in self.loggers.items():
             logger = logging.getLogger(name or None)
-            logger.handlers[:] = handlers
-            logger.level, logger.propagate, logger.disabled = level, propagate, disabled
+            if (logger.handlers, logger.level, logger.propagate, logger.disabled) != saved:  # hundreds are not
+                handlers, level, logger.propagate, logger.disabled = saved
+                logger.handlers[:] = handlers
+                logger.setLevel(level)  # also clears every logger's cached level
         for name, logger in list(logging.Logger.manager.loggerDict.items()):  # loggers the file created
             if name not in self.loggers and not name.startswith("torch") and isinstance(logger, logging.Logger):
                 logger.handlers.clear()

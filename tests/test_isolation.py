@@ -154,3 +154,27 @@ def test_learner_output_is_shown_once_not_once_per_mode(tmp_path):
     '''))
     report = check_file(CAPTURE, path)
     assert report.output.count("hello from import") == 1
+
+
+def _open_files() -> list[str]:
+    targets = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            targets.append(os.readlink(f"/proc/self/fd/{fd}"))
+        except FileNotFoundError:  # the descriptor listdir itself used
+            pass
+    return targets
+
+
+def test_a_check_cannot_reach_another_checks_result_pipe_or_output():
+    def slow():
+        import time
+        time.sleep(1.5)
+        return "first"
+
+    grader_had = set(_open_files())
+    first, second = run_jobs([slow, _open_files], Limits(timeout=10), parallel=2)
+    assert first.payload == "first"  # its result still arrived whole
+    new = [target for target in second.payload if target not in grader_had]
+    assert sum(target.startswith("pipe:") for target in new) == 1  # its own result pipe, not the first's
+    assert not any("pidfd" in target for target in new)
