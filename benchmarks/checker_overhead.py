@@ -4,7 +4,7 @@
 
 Prints, from one run, the median wall time of two whole processes, alternated run by run:
   checker  one process grading every solution the way `gbcheck check` does (a reference trial, then an
-           eager, a fullgraph and a default-mode trial per exercise, each in its own forked child);
+           eager, a fullgraph and a default-mode trial per exercise, in a forked child per exercise);
   bare     one plain process doing the same work with no isolation: for each solution, import it, run it
            eagerly, compile it with fullgraph=True and in default mode on every input;
 and their ratio. Target: checker / bare <= 1.5.

@@ -172,9 +172,12 @@ def _run(students: list[Student], exercises: list[Exercise], references: dict[st
             groups.setdefault((exercise_id, hashlib.sha256(content).hexdigest()), []).append(student)
     distinct = Counter(exercise_id for exercise_id, _ in groups)
     warm_up_with_references([ex for ex in exercises if distinct[ex.id] >= WARM_UP_FROM])
-    keys = list(groups)  # one job per group, run as its first member
-    jobs = [trial_job(by_id[exercise_id], str(path), user=groups[key][0].uid, workdir=str(path.parent))
-            for key in keys for exercise_id, path in [(key[0], groups[key][0].files[key[0]])]]
+    keys = list(groups)
+    jobs = []
+    for exercise_id, digest in keys:
+        first = groups[(exercise_id, digest)][0]  # a group's file is checked as its first member's
+        path = first.files[exercise_id]
+        jobs.append(trial_job(by_id[exercise_id], str(path), user=first.uid, workdir=str(path.parent)))
     counts = Counter({PASS: 0, FAIL: 0, ERROR: 0})
     total_submissions = sum(len(members) for members in groups.values())
     for student in students:  # students with nothing to run (no files, a damaged zip) finish at once

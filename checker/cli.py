@@ -124,7 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _add_limits(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
-                        help="wall-clock limit per check process (default: 60)")
+                        help="wall-clock limit for each mode of a check: eager, fullgraph, default (default: 60)")
     parser.add_argument("--memory", type=int, default=4096, metavar="MB",
                         help="memory a check process may add (default: 4096)")
 

@@ -67,8 +67,8 @@ def warm_up_with_references(exercises: list[Exercise]) -> None:
 
     Dynamo fills caches on first use (fake-tensor results per operator and shape, the function names of
     source lines, sympy facts) that each check of the exercise would otherwise fill again in its own
-    child: about a quarter of a check. Worth it from a few files per exercise on (a class, not one
-    file). What the references print is dropped and the settings they change are put back. A reference
+    child: a tenth of a class's grading time. Worth it from a few files per exercise on (a class, not
+    one file). What the references print is dropped and the settings they change are put back. A reference
     that registers an operator is left out: the registration would outlive the warm-up and let a
     learner's file call an operator it never defines.
     """
