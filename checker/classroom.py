@@ -36,7 +36,7 @@ from typing import Any
 from checker import engine, sandbox
 from checker.manifest import Exercise, load_exercises
 from checker.report import ERROR, FAIL, PASS, Report, render_text
-from checker.strict import Trials, decide, error_report, reference_job, trial_job, warm_up_with_references
+from checker.strict import Trials, decide, error_report, reference_outcomes, trial_job, warm_up_with_references
 
 NOT_SUBMITTED = "not submitted"
 FIRST_STUDENT_UID = 20000  # student n's checks run as uid FIRST_STUDENT_UID + n (grader running as root)
@@ -144,17 +144,9 @@ def grade_class(submissions: Path, out: Path, parallel: int = 2, limits: sandbox
         students = collect(submissions, exercises, staging)
         kept = [s for s in students if _load_previous(s, out, exercises)]
         todo = [s for s in students if s not in kept]
-        references = _references(exercises, limits, parallel)
+        references = reference_outcomes(exercises, limits, parallel)
         _run(todo, exercises, references, out, parallel, limits, progress, finished=list(kept))
     return ClassResult(students=students, exercises=exercises, skipped=len(kept), seconds=time.monotonic() - started)
-
-
-def _references(exercises: list[Exercise], limits: sandbox.Limits, parallel: int) -> dict[str, sandbox.Outcome]:
-    outcomes = sandbox.run_jobs([reference_job(ex) for ex in exercises], limits, parallel)
-    for ex, outcome in zip(exercises, outcomes):
-        if outcome.payload is None or outcome.payload.get("stage") != "done":
-            raise RuntimeError(f"the reference solution of {ex.id} does not run: {outcome.problem}\n{outcome.output}")
-    return {ex.id: outcome for ex, outcome in zip(exercises, outcomes)}
 
 
 def _run(students: list[Student], exercises: list[Exercise], references: dict[str, sandbox.Outcome], out: Path,

@@ -57,9 +57,21 @@ def reference_job(exercise: Exercise) -> Callable[[], Any]:
 
 def reference_outcome(exercise: Exercise, limits: sandbox.Limits) -> sandbox.Outcome:
     """The reference outcome, computed once per grader process."""
-    if exercise.id not in _references:
-        _references[exercise.id] = sandbox.run_job(reference_job(exercise), limits)
-    return _references[exercise.id]
+    return reference_outcomes([exercise], limits)[exercise.id]
+
+
+def reference_outcomes(exercises: list[Exercise], limits: sandbox.Limits,
+                       parallel: int = 1) -> dict[str, sandbox.Outcome]:
+    """Every exercise's reference outcome, those not yet known computed `parallel` at a time.
+
+    A reference that does not run means a broken course install, not a learner's mistake: RuntimeError.
+    """
+    missing = [ex for ex in exercises if ex.id not in _references]
+    for ex, outcome in zip(missing, sandbox.run_jobs([reference_job(ex) for ex in missing], limits, parallel)):
+        if outcome.payload is None or outcome.payload.get("stage") != "done":
+            raise RuntimeError(f"the reference solution of {ex.id} does not run: {outcome.problem}\n{outcome.output}")
+        _references[ex.id] = outcome
+    return {ex.id: _references[ex.id] for ex in exercises}
 
 
 def warm_up_with_references(exercises: list[Exercise]) -> None:
