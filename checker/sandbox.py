@@ -35,6 +35,14 @@ from typing import Any
 
 import torch
 
+_LENGTH_BYTES = 8  # each result is sent as its length, then its torch.save archive
+_MAX_RESULT_BYTES = 64 * 1024 * 1024  # larger is no check's result: the child is stopped
+
+# Saving a tensor caches `torch.Tensor.__slotnames__` on first use. Do it here, before any child exists,
+# so that a child sending its first result does not add a member to torch.Tensor between two of a
+# check's tamper snapshots.
+torch.save(torch.zeros(1), io.BytesIO())
+
 
 @dataclass(frozen=True)
 class Limits:
@@ -206,14 +214,6 @@ def _send(result_fd: int, result: Any) -> None:
     data = len(buffer.getbuffer()).to_bytes(_LENGTH_BYTES, "big") + buffer.getvalue()
     while data:
         data = data[os.write(result_fd, data):]
-
-
-_LENGTH_BYTES = 8  # each result is sent as its length, then its torch.save archive
-# Saving a tensor caches `torch.Tensor.__slotnames__` on first use. Do it here, before any child exists,
-# so that a child sending its first result does not add a member to torch.Tensor between two of a
-# check's tamper snapshots.
-torch.save(torch.zeros(1), io.BytesIO())
-_MAX_RESULT_BYTES = 64 * 1024 * 1024
 
 
 def _limit_resources(limits: Limits, results: int) -> None:

@@ -178,3 +178,9 @@ def test_a_check_cannot_reach_another_checks_result_pipe_or_output():
     new = [target for target in second.payload if target not in grader_had]
     assert sum(target.startswith("pipe:") for target in new) == 1  # its own result pipe, not the first's
     assert not any("pidfd" in target for target in new)
+
+
+def test_an_oversized_result_is_refused_not_buffered():
+    outcome = run_jobs([lambda: torch.zeros(20_000_000)], Limits(timeout=20))[0]  # 80 MB
+    assert not outcome.complete and outcome.payload is None
+    assert "refused" in outcome.output
