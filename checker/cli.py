@@ -347,14 +347,24 @@ def cmd_grade(args: argparse.Namespace) -> int:
     limits = sandbox.Limits(timeout=args.timeout, memory_mb=args.memory)
     started = time.monotonic()
 
+    interactive = sys.stderr.isatty()
+    tenths_shown = -1
+
     def progress(counts: dict[str, int], done: int, total: int) -> None:
+        nonlocal tenths_shown
         bar = "#" * round(24 * done / max(total, 1))
-        print(f"\rgrading [{bar:24}] {done}/{total} submissions  pass {counts['pass']}  fail {counts['fail']}"
-              f"  error {counts['error']}  {time.monotonic() - started:.0f} s", end="", file=sys.stderr, flush=True)
+        line = (f"grading [{bar:24}] {done}/{total} submissions  pass {counts['pass']}  fail {counts['fail']}"
+                f"  error {counts['error']}  {time.monotonic() - started:.0f} s")
+        if interactive:
+            print("\r" + line, end="", file=sys.stderr, flush=True)
+        elif done * 10 // max(total, 1) > tenths_shown:  # a log file gets a line per tenth, not one per check
+            tenths_shown = done * 10 // max(total, 1)
+            print(line, file=sys.stderr, flush=True)
 
     result = classroom.grade_class(args.submissions, args.out, parallel=max(1, args.jobs), limits=limits,
                                    progress=progress)
-    print(file=sys.stderr)
+    if interactive:
+        print(file=sys.stderr)
     print(classroom.summary_table(result))
     kept = f", {result.skipped} kept from an earlier run" if result.skipped else ""
     print(f"\n{len(result.students)} students graded in {result.seconds:.1f} s{kept}. "

@@ -3,6 +3,7 @@
 import csv
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -187,6 +188,9 @@ def test_an_interrupted_run_keeps_finished_students_and_resumes(tmp_path):
     assert second.returncode == 0, second.stderr
     assert f"{len(finished)} kept from an earlier run" in second.stdout
     assert {name: (out / name / "results.json").stat().st_mtime_ns for name in finished} == stamps
+    left = 6 - len(finished)  # progress in a log: whole lines, the last one counting every check left
+    assert "\r" not in second.stderr
+    assert re.findall(r"(\d+)/(\d+) submissions", second.stderr)[-1] == (str(left), str(left))
     with open(out / "grades.csv", newline="") as stream:
         rows = list(csv.DictReader(stream))
     assert [row["student"] for row in rows] == [f"student{n}" for n in range(6)]
