@@ -154,6 +154,9 @@ def _problem(trials: Trials, mode: str) -> str | None:
     """Why a mode's trial has no usable result, in one paragraph; None when it has one."""
     payload = trials.payload(mode)
     if payload is None:
+        stopped_in = TRIAL_MODES[min(len(trials.outcome.results), len(TRIAL_MODES) - 1)]
+        if mode != stopped_in:  # the modes are run in order: this one never started
+            return f"Not checked: the process stopped in the {stopped_in} run, before this one."
         return f"Your code could not be checked: {trials.outcome.problem}"
     if payload["stage"] == "done":
         error = payload["diagnosis"]["error"]

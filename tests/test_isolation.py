@@ -9,7 +9,7 @@ import torch
 
 from checker import engine
 from checker.manifest import find_exercise
-from checker.report import FAIL, PASS
+from checker.report import ERROR, FAIL, PASS
 from checker.sandbox import Job, Limits, run_jobs
 from checker.strict import check_file
 from checker.trial import ProcessState
@@ -184,3 +184,15 @@ def test_an_oversized_result_is_refused_not_buffered():
     outcome = run_jobs([lambda: torch.zeros(20_000_000)], Limits(timeout=20))[0]  # 80 MB
     assert not outcome.complete and outcome.payload is None
     assert "refused" in outcome.output
+
+
+def test_a_hang_in_a_later_mode_keeps_the_earlier_verdicts(tmp_path):
+    mark = tmp_path / "imported-once"
+    path = tmp_path / "second-import-hangs.py"  # every mode imports the file afresh: eager first
+    path.write_text(f"import os\nif os.path.exists({str(mark)!r}):\n    while True:\n        pass\n"
+                    f"open({str(mark)!r}, 'w').close()\n" + find_exercise("cond-on-input").solution_path.read_text())
+    report = check_file(find_exercise("cond-on-input"), path, Limits(timeout=3))
+    checks = {check.name: check for check in report.checks}
+    assert checks["eager-runs"].status == PASS and checks["eager-matches"].status == PASS
+    assert checks["fullgraph-compiles"].status == ERROR and "did not finish" in checks["fullgraph-compiles"].message
+    assert "stopped in the fullgraph run" in checks["no-graph-breaks"].message
