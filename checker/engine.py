@@ -215,9 +215,9 @@ def config_snapshot() -> dict[str, Any]:
     return dict(_dynamo_config.get_config_copy())
 
 
-def config_differences(baseline: dict[str, Any]) -> set[str]:
-    """Keys of torch._dynamo.config whose current value differs from `baseline`."""
-    current = _dynamo_config.get_config_copy()
+def config_differences(baseline: dict[str, Any], config: Any = _dynamo_config) -> set[str]:
+    """Keys of a config module (torch._dynamo.config by default) whose current value differs from `baseline`."""
+    current = config.get_config_copy()
     changed = set()
     for key in set(baseline) | set(current):
         try:

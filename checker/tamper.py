@@ -42,7 +42,7 @@ def _namespaces() -> dict[str, dict[str, Any]]:
 
 @dataclass
 class Snapshot:
-    # namespace -> name -> id() of every function and class in it; dunder names of modules are left out
+    # namespace -> name -> id() of every function and class in it, dunder names left out
     identities: dict[str, dict[str, int]]
     class_members: dict[str, set[str]]  # every attribute of the watched classes: an added method is a patch too
     config: dict[str, Any]

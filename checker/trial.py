@@ -5,8 +5,8 @@ default or fullgraph) through the engine, and returns plain data: the engine's a
 (tensors and plain values only), what was printed during the calls, and tampering findings. The grader
 turns trials into a verdict; nothing here decides pass or fail.
 
-`run_trials` runs every mode in one child, one after the other: half the cost of a child per mode, since
-the later modes find Dynamo warm. Each mode starts as a fresh child would: the file is imported again,
+`run_trials` runs every mode in one child, one after the other: about two thirds the cost of a child per
+mode, as the later modes find Dynamo warm. Each mode starts as a fresh child would: the file is imported again,
 and the process-wide settings a file commonly changes are put back first (`ProcessState`).
 """
 
@@ -165,8 +165,9 @@ class ProcessState:
 
     @classmethod
     def save(cls) -> ProcessState:
-        loggers = {"": logging.getLogger(), **{name: logger for name, logger in logging.Logger.manager.loggerDict.items()
-                                               if isinstance(logger, logging.Logger)}}
+        loggers = {name: logger for name, logger in logging.Logger.manager.loggerDict.items()
+                   if isinstance(logger, logging.Logger)}
+        loggers[""] = logging.getLogger()  # the root logger
         return cls(
             configs=[config.get_config_copy() for config in _CONFIGS],
             stance=eval_frame._stance,
@@ -181,10 +182,9 @@ class ProcessState:
 
     def restore(self) -> None:
         for config, saved in zip(_CONFIGS, self.configs):
-            current = config.get_config_copy()
-            for key, value in saved.items():
-                if current.get(key) != value:  # only what changed: setting a key marks it as overridden
-                    setattr(config, key, copy.deepcopy(value))
+            for key in engine.config_differences(saved, config):  # only those: setting a key overrides it
+                if key in saved:
+                    setattr(config, key, copy.deepcopy(saved[key]))
         _set_stance(self.stance)
         for name, saved in self.loggers.items():
             logger = logging.getLogger(name or None)
