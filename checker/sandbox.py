@@ -64,6 +64,7 @@ class Outcome:
     signal_number: int | None
     timed_out: bool
     seconds: float
+    refused: str = ""  # why the grader stopped reading what the child sent, and stopped the child
 
     @property
     def payload(self) -> Any:
@@ -75,6 +76,8 @@ class Outcome:
         """Why the job did not finish, in words for the learner; None when it did."""
         if self.complete:
             return None
+        if self.refused:
+            return f"{self.refused}. Is an output far larger than it should be?"
         if self.timed_out:
             return (f"it did not finish within {self.seconds:.0f} s and was stopped. Look for a loop that "
                     "never ends or work that is far too large.")
@@ -277,7 +280,8 @@ def _drain(child: _Running, limits: Limits) -> None:
         while len(child.received) >= _LENGTH_BYTES:
             size = _LENGTH_BYTES + int.from_bytes(child.received[:_LENGTH_BYTES], "big")
             if size > _MAX_RESULT_BYTES:  # not a result a check sends: stop the child, keep what came
-                child.refused = f"a result of {size} bytes was refused"
+                child.refused = (f"it sent back a result of {size / 2**20:.0f} MiB, over the "
+                                 f"{_MAX_RESULT_BYTES / 2**20:.0f} MiB limit, and was stopped")
                 _kill_group(child.pid)
                 break
             if len(child.received) < size:
@@ -308,8 +312,6 @@ def _outcome(child: _Running, status: int, timed_out: bool, limits: Limits) -> O
     text = output[: limits.output_bytes].decode("utf-8", errors="replace")
     if len(output) > limits.output_bytes:
         text += "\n[output truncated]"
-    if child.refused:
-        text += f"\n[{child.refused}]"
     results = []
     for frame in child.frames:
         try:
@@ -324,4 +326,5 @@ def _outcome(child: _Running, status: int, timed_out: bool, limits: Limits) -> O
     seconds = time.monotonic() - child.started
     return Outcome(results=results, complete=complete, output=text, exit_code=exit_code,
                    signal_number=signal_number, timed_out=timed_out,
-                   seconds=limits.timeout if timed_out else seconds)  # a timeout is reported as the limit
+                   seconds=limits.timeout if timed_out else seconds,  # a timeout is reported as the limit
+                   refused=child.refused)

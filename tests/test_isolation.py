@@ -183,7 +183,7 @@ def test_a_check_cannot_reach_another_checks_result_pipe_or_output():
 def test_an_oversized_result_is_refused_not_buffered():
     outcome = run_jobs([lambda: torch.zeros(20_000_000)], Limits(timeout=20))[0]  # 80 MB
     assert not outcome.complete and outcome.payload is None
-    assert "refused" in outcome.output
+    assert "over the 64 MiB limit" in outcome.problem
 
 
 def test_a_hang_in_a_later_mode_keeps_the_earlier_verdicts(tmp_path):
