@@ -126,24 +126,27 @@ def test_a_setting_made_while_one_mode_runs_does_not_reach_the_next(tmp_path):
 
 def test_process_state_is_put_back_between_modes():
     state = ProcessState.save()
-    logger = logging.getLogger("submission_state_test")
-    logger.addHandler(logging.StreamHandler())
-    logging.getLogger().setLevel(logging.CRITICAL)
-    torch._dynamo.config.capture_scalar_outputs = True
-    torch.compiler.set_stance("force_eager")
-    warnings.simplefilter("ignore")
-    torch.manual_seed(123)
-    draw = torch.rand(3)
-    torch.set_default_dtype(torch.float64)
-    state.restore()
-    assert logger.handlers == [] and logging.getLogger().level == state.loggers[""][1]
-    assert torch._dynamo.config.capture_scalar_outputs is False
-    assert torch._dynamo.eval_frame._stance.stance == "default"
-    assert warnings.filters == state.warning_filters
-    assert torch.get_default_dtype() == torch.float32
-    torch.manual_seed(123)
-    state.restore()
-    assert not torch.equal(torch.rand(3), draw)  # the generator is back where it was, not reseeded
+    try:
+        logger = logging.getLogger("submission_state_test")
+        logger.addHandler(logging.StreamHandler())
+        logging.getLogger().setLevel(logging.CRITICAL)
+        torch._dynamo.config.capture_scalar_outputs = True
+        torch.compiler.set_stance("force_eager")
+        warnings.simplefilter("ignore")
+        torch.manual_seed(123)
+        draw = torch.rand(3)
+        torch.set_default_dtype(torch.float64)
+        state.restore()
+        assert logger.handlers == [] and logging.getLogger().level == state.loggers[""][1]
+        assert torch._dynamo.config.capture_scalar_outputs is False
+        assert torch._dynamo.eval_frame._stance.stance == "default"
+        assert warnings.filters == state.warning_filters
+        assert torch.get_default_dtype() == torch.float32
+        torch.manual_seed(123)
+        state.restore()
+        assert not torch.equal(torch.rand(3), draw)  # the generator is back where it was, not reseeded
+    finally:
+        state.restore()  # this test runs in the test process itself: leave nothing behind
 
 
 def test_learner_output_is_shown_once_not_once_per_mode(tmp_path):
