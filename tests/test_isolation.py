@@ -84,10 +84,10 @@ def test_a_job_sends_a_result_per_stage_and_each_stage_has_its_own_timeout():
     def stages():
         import time
         for stage in range(3):
-            time.sleep(0.6)  # 1.8 s in all, over the 1 s limit, but each stage is within it
+            time.sleep(1.2)  # 3.6 s in all, over the 2 s limit, but each stage is within it
             yield stage
 
-    outcome = run_jobs([Job(stages, results=3)], Limits(timeout=1))[0]
+    outcome = run_jobs([Job(stages, results=3)], Limits(timeout=2))[0]
     assert outcome.complete and not outcome.timed_out
     assert outcome.results == [0, 1, 2]
 
