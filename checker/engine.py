@@ -26,6 +26,7 @@ from torch._dynamo import eval_frame as _eval_frame
 from torch._dynamo import exc as _dynamo_exc
 from torch._dynamo import guards as _dynamo_guards
 from torch._dynamo import symbolic_convert as _symbolic_convert
+from torch._dynamo import utils as _dynamo_utils
 
 from checker import registry
 
@@ -182,7 +183,7 @@ _hooks_installed = False
 
 
 def _install_hooks() -> None:
-    """Observe Dynamo's graph-break reports and skip its guard timing. Once per process, before learner code."""
+    """Observe Dynamo's graph-break reports, skip its metrics bookkeeping. Once per process, before learner code."""
     global _hooks_installed
     if _hooks_installed:
         return
@@ -203,10 +204,12 @@ def _install_hooks() -> None:
 
     _symbolic_convert.InstructionTranslatorBase.log_graph_break = log_graph_break
     _dynamo_exc.format_graph_break_message = format_graph_break_message
-    # After every compile Dynamo times its guards for a metrics log, first flushing the CPU caches by
-    # writing a large buffer: about a fifth of a small compile, and page faults in every forked check.
-    # Nobody here reads that figure.
+    # Two pieces of bookkeeping Dynamo does after every compile, for metrics logs nobody reads here:
+    # it times the guards, first flushing the CPU caches by writing a large buffer, and it assembles a
+    # record that serializes every config module. Together about a quarter of a small compile, and page
+    # faults in every forked check. (A metrics context made before this runs keeps the real recorder.)
     _dynamo_guards.profile_guard_manager = lambda *args: 0.0
+    _dynamo_utils.record_compilation_metrics = lambda *args, **kwargs: None
     _hooks_installed = True
 
 
