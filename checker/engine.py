@@ -204,12 +204,14 @@ def _install_hooks() -> None:
 
     _symbolic_convert.InstructionTranslatorBase.log_graph_break = log_graph_break
     _dynamo_exc.format_graph_break_message = format_graph_break_message
-    # Two pieces of bookkeeping Dynamo does after every compile, for metrics logs nobody reads here:
-    # it times the guards, first flushing the CPU caches by writing a large buffer, and it assembles a
-    # record that serializes every config module. Together about a quarter of a small compile, and page
-    # faults in every forked check. (A metrics context made before this runs keeps the real recorder.)
-    _dynamo_guards.profile_guard_manager = lambda *args: 0.0
-    _dynamo_utils.record_compilation_metrics = lambda *args, **kwargs: None
+    # Two pieces of bookkeeping Dynamo does after every compile, for metrics logs: it times the guards,
+    # first flushing the CPU caches by writing a large buffer, and it assembles a record that serializes
+    # every config module. Together about a quarter of a small compile, and page faults in every forked
+    # check. Skipped unless a structured trace (TORCH_TRACE, read by tlparse) asks for them. A metrics
+    # context made before this runs keeps the real recorder.
+    if not os.environ.get("TORCH_TRACE"):
+        _dynamo_guards.profile_guard_manager = lambda *args: 0.0
+        _dynamo_utils.record_compilation_metrics = lambda *args, **kwargs: None
     _hooks_installed = True
 
 

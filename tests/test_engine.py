@@ -1,6 +1,9 @@
 """The diagnosis engine on the breaks the course teaches: ids, types, lines, graphs (torch 2.13 facts)."""
 
 import logging
+import os
+import subprocess
+import sys
 import warnings
 
 import pytest
@@ -113,3 +116,14 @@ def test_course_notes_name_real_registry_ids_and_chapters():
         assert registry.gb_type_for(gb_id), f"{gb_id} is not in torch's graph-break registry"
         assert note.meaning and note.fix
         assert (book / f"{note.chapter}.ipynb").exists(), f"{gb_id} points at a missing chapter {note.chapter}"
+
+
+@pytest.mark.parametrize("trace, kept", [("", False), ("torch_trace", True)])
+def test_metrics_bookkeeping_is_skipped_unless_a_structured_trace_is_asked_for(tmp_path, trace, kept):
+    probe = ("import torch._dynamo.utils as u, torch._dynamo.guards as g\n"
+             "real = (u.record_compilation_metrics, g.profile_guard_manager)\n"
+             "import checker.engine\n"
+             "print((u.record_compilation_metrics, g.profile_guard_manager) == real)\n")
+    env = {**os.environ, "TORCH_TRACE": str(tmp_path / trace) if trace else ""}
+    done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == str(kept), done.stderr
