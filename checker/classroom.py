@@ -144,7 +144,8 @@ def grade_class(submissions: Path, out: Path, parallel: int = 2, limits: sandbox
         students = collect(submissions, exercises, staging)
         kept = [s for s in students if _load_previous(s, out, exercises)]
         todo = [s for s in students if s not in kept]
-        references = reference_outcomes(exercises, limits, parallel)
+        needed = [ex for ex in exercises if any(ex.id in student.files for student in todo)]
+        references = reference_outcomes(needed, limits, parallel)
         _run(todo, exercises, references, out, parallel, limits, progress, finished=list(kept))
     return ClassResult(students=students, exercises=exercises, skipped=len(kept), seconds=time.monotonic() - started)
 

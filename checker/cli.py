@@ -23,10 +23,14 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from checker.manifest import PROJECT_ROOT, Exercise, ManifestError, find_exercise, load_exercises
 from checker.progress import Progress, file_digest
 from checker.report import PASS, paint, render_text, use_colour
+
+if TYPE_CHECKING:
+    from checker.sandbox import Limits  # the module imports torch: cli imports it only when a check runs
 
 EPILOG = """\
 examples:
@@ -195,7 +199,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     exercise = find_exercise(args.id)
     path = args.file or exercise.exercise_path
     progress = Progress()
-    report = _grade(exercise, path, args, progress.hints_shown(exercise.id))
+    report = _grade(exercise, path, _limits(args), progress.hints_shown(exercise.id))
     if args.file is None:
         progress.remember(exercise.id, file_digest(path), report.status)
     if args.json:
@@ -227,7 +231,7 @@ def cmd_overview() -> int:
     stale = [ex for ex in exercises if progress.remembered_status(ex.id, file_digest(ex.exercise_path)) is None]
     for number, ex in enumerate(stale, start=1):
         print(f"\rchecking {number}/{len(stale)}: {ex.id:40}", end="", file=sys.stderr, flush=True)
-        report = _grade(ex, ex.exercise_path, argparse.Namespace(timeout=60.0, memory=4096), 0)
+        report = _grade(ex, ex.exercise_path, _limits(), 0)
         progress.remember(ex.id, file_digest(ex.exercise_path), report.status)
     if stale:
         print("\r" + " " * 60 + "\r", end="", file=sys.stderr)
@@ -268,7 +272,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
             digest = file_digest(path)
             if digest != seen:
                 seen = digest
-                report = _grade(current, path, args, progress.hints_shown(current.id))
+                report = _grade(current, path, _limits(args), progress.hints_shown(current.id))
                 if args.file is None:
                     progress.remember(current.id, digest, report.status)
                 print("\033[2J\033[H" if colour else "\n" + "-" * 100 + "\n", end="")
@@ -317,8 +321,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
     broken = 0
     started = time.monotonic()
     for ex in exercises:
-        unfixed = _grade(ex, ex.exercise_path, args, 0)
-        fixed = _grade(ex, ex.solution_path, args, 0)
+        unfixed = _grade(ex, ex.exercise_path, _limits(args), 0)
+        fixed = _grade(ex, ex.solution_path, _limits(args), 0)
         shown = sorted({gb["gb_id"] or gb["gb_type"] for gb in unfixed.graph_breaks})
         problems = []
         if ex.expected_break not in shown:
@@ -344,7 +348,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
     if not args.submissions.is_dir():
         print(f"gbcheck: {args.submissions} is not a folder of student submissions", file=sys.stderr)
         return 2
-    limits = sandbox.Limits(timeout=args.timeout, memory_mb=args.memory)
+    limits = _limits(args)
     started = time.monotonic()
 
     interactive = sys.stderr.isatty()
@@ -373,11 +377,10 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
 
 def cmd_diagnose(args: argparse.Namespace) -> int:
-    from checker import diagnose, sandbox
+    from checker import diagnose
 
     result = diagnose.diagnose_target(args.target, args.script_args, init=args.init, args=args.args,
-                                      keep_backend=args.keep_backend,
-                                      limits=sandbox.Limits(timeout=args.timeout, memory_mb=args.memory))
+                                      keep_backend=args.keep_backend, limits=_limits(args))
     if args.html:
         args.html.write_text(diagnose.render_html(result), encoding="utf-8")
     print(json.dumps(result.to_dict(), indent=2) if args.json else diagnose.render_text(result))
@@ -400,21 +403,26 @@ def cmd_gradescope_run(args: argparse.Namespace) -> int:
     from checker.gradescope import grade_one_submission
 
     sandbox.prepare()
-    data = grade_one_submission(args.submission, args.results,
-                                sandbox.Limits(timeout=args.timeout, memory_mb=args.memory))
+    data = grade_one_submission(args.submission, args.results, _limits(args))
     print(f"score {data['score']}: {data['output']}")
     return 0
 
 
 # --- helpers ---------------------------------------------------------------------------------------
 
-def _grade(exercise: Exercise, path: Path, args: argparse.Namespace, hint_level: int):
+def _grade(exercise: Exercise, path: Path, limits: Limits, hint_level: int):
     from checker import sandbox
     from checker.strict import check_file
 
     sandbox.prepare()
-    limits = sandbox.Limits(timeout=args.timeout, memory_mb=args.memory)
     return check_file(exercise, path, limits, hint_level=hint_level)
+
+
+def _limits(args: argparse.Namespace | None = None) -> Limits:
+    """The sandbox limits of --timeout and --memory; the defaults without arguments."""
+    from checker import sandbox
+
+    return sandbox.Limits(timeout=args.timeout, memory_mb=args.memory) if args else sandbox.Limits()
 
 
 def _version() -> str:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import html
 import importlib
-import importlib.util
 import os
 import runpy
 import sys
@@ -25,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from checker import engine, registry, sandbox
+from checker.trial import import_file
 
 
 @dataclass
@@ -84,9 +84,7 @@ def _run_script(path: str, argv: list[str], keep_backend: bool) -> dict[str, Any
             if done.code not in (0, None):
                 error = f"the script exited with status {done.code}"
         except Exception as err:  # noqa: BLE001 - the script's failure is part of the report
-            failure = engine.call_error(err, None)
-            where = f" at {failure.filename}:{failure.line}" if failure.filename else ""
-            error = f"{failure.type}{where}: {failure.message.splitlines()[0] if failure.message else ''}"
+            error = _error_text(engine.call_error(err, None))
     return _payload(rec.graphs, rec.graph_breaks(), error)
 
 
@@ -101,20 +99,19 @@ def _run_callable(spec: str, init: str, args: str) -> dict[str, Any]:
     call_args = _evaluate(args, namespace)
     focus = os.path.abspath(file_part) if file_part.endswith(".py") else None
     diagnosis = engine.diagnose(target, call_args, "default", focus_file=focus)
-    error = ""
-    if diagnosis.error:
-        error = f"{diagnosis.error.type} at line {diagnosis.error.line}: {diagnosis.error.message.splitlines()[0]}"
+    error = _error_text(diagnosis.error) if diagnosis.error else ""
     return _payload(diagnosis.graphs, diagnosis.graph_breaks, error)
+
+
+def _error_text(failure: engine.CallError) -> str:
+    where = f" at {failure.filename}:{failure.line}" if failure.filename else ""
+    return f"{failure.type}{where}: {failure.message.splitlines()[0] if failure.message else ''}"
 
 
 def _load_attribute(module_or_file: str, name: str) -> Any:
     if module_or_file.endswith(".py"):
-        module_name = "diagnosed_" + os.path.splitext(os.path.basename(module_or_file))[0]
-        spec = importlib.util.spec_from_file_location(module_name, module_or_file)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[module_name] = module
-        sys.path.insert(0, os.path.dirname(os.path.abspath(module_or_file)))
-        spec.loader.exec_module(module)
+        sys.path.insert(0, os.path.dirname(os.path.abspath(module_or_file)))  # for its own imports
+        module = import_file(module_or_file, prefix="diagnosed_")
     else:
         module = importlib.import_module(module_or_file)
     return getattr(module, name)

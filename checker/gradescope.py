@@ -12,9 +12,9 @@ makes) let the same script run in a test folder laid out like Gradescope's.
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 import tempfile
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 
 from checker import sandbox

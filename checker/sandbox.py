@@ -253,9 +253,7 @@ def _wait_some(running: dict[int, _Running], limits: Limits, outcomes: list, on_
         timed_out = not exited and now >= child.deadline
         if not (exited or timed_out):
             continue
-        if timed_out:
-            _kill_group(child.pid)
-        _kill_group(child.pid)  # also whatever the job left running
+        _kill_group(child.pid)  # a job out of time, or whatever a finished job left running
         status = _reap(child)
         _drain(child, limits)
         del running[pidfd]

@@ -68,10 +68,17 @@ def reference_outcomes(exercises: list[Exercise], limits: sandbox.Limits,
     """
     missing = [ex for ex in exercises if ex.id not in _references]
     for ex, outcome in zip(missing, sandbox.run_jobs([reference_job(ex) for ex in missing], limits, parallel)):
-        if outcome.payload is None or outcome.payload.get("stage") != "done":
-            raise RuntimeError(f"the reference solution of {ex.id} does not run: {outcome.problem}\n{outcome.output}")
+        _reference_result(ex, outcome)
         _references[ex.id] = outcome
     return {ex.id: _references[ex.id] for ex in exercises}
+
+
+def _reference_result(exercise: Exercise, reference: sandbox.Outcome) -> dict[str, Any]:
+    """The reference's trial; RuntimeError when it did not run (a broken course install)."""
+    if reference.payload is None or reference.payload.get("stage") != "done":
+        raise RuntimeError(f"the reference solution of {exercise.id} does not run: "
+                           f"{reference.problem or reference.payload}\n{reference.output}")
+    return reference.payload
 
 
 def warm_up_with_references(exercises: list[Exercise]) -> None:
@@ -118,10 +125,7 @@ def error_report(exercise: Exercise, path: str, message: str) -> Report:
 
 def decide(exercise: Exercise, path: str, trials: Trials, reference: sandbox.Outcome, hint_level: int = 0) -> Report:
     """Turn trial outcomes into named checks and a verdict. Pure: no processes, no I/O."""
-    if reference.payload is None or reference.payload.get("stage") != "done":
-        raise RuntimeError(f"the reference solution for {exercise.id} did not run: "
-                           f"{reference.problem or reference.payload}\n{reference.output}")
-    ref = reference.payload
+    ref = _reference_result(exercise, reference)
     eager, fullgraph, default = (trials.payload(mode) for mode in TRIAL_MODES)
     checks: list[CheckResult] = []
 

@@ -54,7 +54,7 @@ def run_trial(exercise: Exercise, path: str, mode: str, snapshot: tamper.Snapsho
     """Examine `path` in `mode`; returns a dict of plain values and tensors (see module docstring)."""
     snapshot = snapshot or tamper.Snapshot.take()  # before any learner code runs
     try:
-        module = _import_file(path)
+        module = import_file(path)
     except BaseException as err:  # noqa: BLE001 - a broken file is a result, including SystemExit
         return {"mode": mode, "stage": "import", "error": _describe(err, path)}
     entry = getattr(module, exercise.entry, None)
@@ -81,8 +81,9 @@ def run_trial(exercise: Exercise, path: str, mode: str, snapshot: tamper.Snapsho
     }
 
 
-def _import_file(path: str) -> Any:
-    name = "submission_" + os.path.splitext(os.path.basename(path))[0]
+def import_file(path: str, prefix: str = "submission_") -> Any:
+    """Import a .py file as a fresh module named prefix + its stem (replacing any earlier import of it)."""
+    name = prefix + os.path.splitext(os.path.basename(path))[0]
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot import {path}")
