@@ -52,7 +52,7 @@ def make_class(folder: Path, students: int, exercises: int | None = None, seed: 
             if draw < 0.15:
                 continue
             if draw < 0.35:
-                text = ex.exercise_path.read_text()
+                text = ex.original_path.read_text()
             elif draw < 0.75:
                 text = ex.solution_path.read_text()
             else:

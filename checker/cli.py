@@ -6,7 +6,8 @@
                                    grade one exercise; exit status 0 only when it passes
     gbcheck hint ID                the next hint for an exercise (they get more specific)
     gbcheck watch [ID]             re-check every time you save; moves on when an exercise passes
-    gbcheck reset ID               put an exercise file back as it was last committed
+    gbcheck init [DIR]             make a workspace of exercise files to edit (default ./graph-breaks)
+    gbcheck reset ID               put an exercise file back as it was shipped
     gbcheck verify                 for course authors: every exercise fails as declared, every solution passes
     gbcheck grade SUBMISSIONS --out OUT [-j N]
                                    for instructors: grade a class (CSV, Gradescope JSON, feedback per student)
@@ -19,13 +20,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from checker.manifest import PROJECT_ROOT, Exercise, ManifestError, find_exercise, load_exercises
+from checker.course import CourseError, find_course
+from checker.manifest import Exercise, ManifestError, find_exercise, load_exercises
 from checker.progress import Progress, file_digest
 from checker.report import PASS, paint, render_text, use_colour
 
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
 
 EPILOG = """\
 examples:
+  gbcheck init && cd graph-breaks  start: a folder with every exercise file to edit
   gbcheck                          where am I? (checks changed exercise files, shows what is next)
   gbcheck check cond-on-input      grade exercises/03_cond_on_input.py
   gbcheck check cond-on-input --file my_try.py --json
@@ -51,6 +53,12 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=_version())
     verbs = parser.add_subparsers(dest="verb", metavar="VERB")
+
+    init = verbs.add_parser("init", help="make a workspace: the exercise files to edit, and your progress",
+                            description="Copy every exercise into a new folder, your workspace. Run gbcheck "
+                            "inside it (or in a folder below it) and every verb uses it.")
+    init.add_argument("folder", nargs="?", type=Path, default=Path("graph-breaks"), metavar="DIR",
+                      help="a new or empty folder (default: ./graph-breaks)")
 
     listing = verbs.add_parser("list", help="list the exercises")
     listing.add_argument("--json", action="store_true", help="print a JSON array (a stable contract)")
@@ -71,7 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     watch.add_argument("--interval", type=float, default=0.5, help="seconds between looks at the file")
     _add_limits(watch)
 
-    reset = verbs.add_parser("reset", help="restore an exercise file as last committed (needs git)")
+    reset = verbs.add_parser("reset", help="start an exercise again: restore its file as shipped")
     reset.add_argument("id")
 
     verify = verbs.add_parser("verify", help="check the course itself: exercises fail as declared, solutions pass",
@@ -140,6 +148,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv[: argv.index("--")] if "--" in argv else argv)
     args.script_args = script_args
     try:
+        if args.verb == "init":
+            return cmd_init(args.folder)
         if args.verb == "list":
             return cmd_list(args.json)
         if args.verb == "check":
@@ -161,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.verb == "gradescope-run":
             return cmd_gradescope_run(args)
         return cmd_overview()
-    except ManifestError as err:
+    except (ManifestError, CourseError) as err:
         print(f"gbcheck: {err}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -174,6 +184,15 @@ def main(argv: list[str] | None = None) -> int:
 
 # --- verbs -----------------------------------------------------------------------------------------
 
+def cmd_init(folder: Path) -> int:
+    from checker.workspace import create_workspace
+
+    exercises = create_workspace(folder)
+    print(f"Made a workspace with {len(exercises)} exercises in {folder}.\n"
+          f"Next: cd {folder} and run gbcheck (your progress, and the first exercise to fix).")
+    return 0
+
+
 def cmd_list(as_json: bool) -> int:
     exercises = load_exercises()
     if as_json:
@@ -185,11 +204,12 @@ def cmd_list(as_json: bool) -> int:
 
 
 def exercise_record(ex: Exercise) -> dict:
-    """The `list --json` object for one exercise (paths relative to the project root)."""
+    """The `list --json` object for one exercise (paths relative to the workspace or clone, else absolute)."""
+    course = find_course()
     return {
         "id": ex.id, "title": ex.title, "category": ex.category, "chapter": ex.chapter,
-        "exercise": str(ex.exercise_path.relative_to(PROJECT_ROOT)),
-        "solution": str(ex.solution_path.relative_to(PROJECT_ROOT)),
+        "exercise": course.shown(ex.exercise_path),
+        "solution": course.shown(ex.solution_path),
         "entry": ex.entry, "points": ex.points, "expected_break": ex.expected_break,
         "allowed_config": list(ex.allowed_config), "task": ex.task,
     }
@@ -197,6 +217,8 @@ def exercise_record(ex: Exercise) -> dict:
 
 def cmd_check(args: argparse.Namespace) -> int:
     exercise = find_exercise(args.id)
+    if args.file is None:
+        find_course().require_editable(f"check {exercise.id}")
     path = args.file or exercise.exercise_path
     progress = Progress()
     report = _grade(exercise, path, _limits(args), progress.hints_shown(exercise.id))
@@ -224,7 +246,9 @@ def cmd_hint(exercise_id: str) -> int:
 
 
 def cmd_overview() -> int:
-    exercises = load_exercises()
+    course = find_course()
+    course.require_editable("")
+    exercises = load_exercises(course)
     progress = Progress()
     colour = use_colour()
     statuses = {}
@@ -249,13 +273,15 @@ def cmd_overview() -> int:
     upcoming = next((ex for ex in exercises if statuses[ex.id] != PASS), None)
     if upcoming:
         print(f"\nNext: {paint(upcoming.id, 'bold', colour)} — {upcoming.title}")
-        print(f"  edit {upcoming.exercise_path.relative_to(PROJECT_ROOT)}, then run: gbcheck check {upcoming.id}")
+        print(f"  edit {course.shown(upcoming.exercise_path)}, then run: gbcheck check {upcoming.id}")
     else:
         print(paint("\nEvery exercise passes. Well done!", "pass", colour))
     return 0
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
+    if args.file is None:
+        find_course().require_editable("watch")
     exercises = load_exercises()
     progress = Progress()
     if args.id:
@@ -293,23 +319,13 @@ def cmd_watch(args: argparse.Namespace) -> int:
 
 
 def _shown(path: Path) -> str:
-    path = Path(path).resolve()
-    return str(path.relative_to(PROJECT_ROOT)) if path.is_relative_to(PROJECT_ROOT) else str(path)
+    return find_course().shown(path)
 
 
 def cmd_reset(exercise_id: str) -> int:
-    exercise = find_exercise(exercise_id)
-    relative = str(exercise.exercise_path.relative_to(PROJECT_ROOT))
-    try:
-        done = subprocess.run(["git", "-C", str(PROJECT_ROOT), "checkout", "HEAD", "--", relative],
-                              capture_output=True, text=True)
-    except FileNotFoundError:
-        print("gbcheck: reset needs git, which is not installed", file=sys.stderr)
-        return 1
-    if done.returncode != 0:
-        print(f"gbcheck: could not restore {relative} from git: {done.stderr.strip()}", file=sys.stderr)
-        return 1
-    print(f"Restored {relative} as last committed.")
+    from checker.workspace import reset_exercise
+
+    print(reset_exercise(find_exercise(exercise_id)))
     return 0
 
 
@@ -321,7 +337,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     broken = 0
     started = time.monotonic()
     for ex in exercises:
-        unfixed = _grade(ex, ex.exercise_path, _limits(args), 0)
+        unfixed = _grade(ex, ex.original_path, _limits(args), 0)
         fixed = _grade(ex, ex.solution_path, _limits(args), 0)
         shown = sorted({gb["gb_id"] or gb["gb_type"] for gb in unfixed.graph_breaks})
         problems = []

@@ -19,7 +19,8 @@ from pathlib import Path
 
 from checker import sandbox
 from checker.classroom import FIRST_STUDENT_UID, Student, files_in_folder, gradescope_results, stage
-from checker.manifest import PROJECT_ROOT, load_exercises
+from checker.course import CLONE, CourseError, find_course
+from checker.manifest import load_exercises
 from checker.strict import check_file
 
 # What of the project goes into the zip: the checker, the exercises and the reference solutions.
@@ -48,7 +49,11 @@ exec "$python" -m checker gradescope-run "$root/submission" --results "$root/res
 
 
 def build_autograder_zip(target: Path) -> list[str]:
-    """Write the autograder zip; returns the names it holds."""
+    """Write the autograder zip from a clone of the course repository; returns the names it holds."""
+    course = find_course()
+    if course.kind != CLONE or course.root is None:
+        raise CourseError("`gbcheck gradescope` packs the course's source: run it in a clone of the course repository.")
+    root = course.root
     names = []
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as bundle:
         for name, text in (("setup.sh", SETUP_SH), ("run_autograder", RUN_AUTOGRADER)):
@@ -57,12 +62,12 @@ def build_autograder_zip(target: Path) -> list[str]:
             bundle.writestr(info, text)
             names.append(name)
         for part in SOURCE_PARTS:
-            path = PROJECT_ROOT / part
+            path = root / part
             files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
             for file in files:
                 if "__pycache__" in file.parts or file.suffix == ".pyc":
                     continue
-                name = str(file.relative_to(PROJECT_ROOT))
+                name = str(file.relative_to(root))
                 bundle.write(file, name)
                 names.append(name)
     return names

@@ -2,20 +2,18 @@
 
 Exercises are data. Each `[[exercise]]` table names the file the learner edits (the same name lives in
 `solutions/`), the callable to grade, the inputs to grade it on and what the unfixed file is expected to
-show. Inputs are tables, not code, so a learner cannot change what they are graded on.
+show. Inputs are tables, not code, so a learner cannot change what they are graded on. Which manifest
+and which folders are used is the course resolver's business (`checker.course`).
 """
 
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-PROJECT_ROOT = Path(__file__).resolve().parent.parent
-EXERCISES_DIR = PROJECT_ROOT / "exercises"
-SOLUTIONS_DIR = PROJECT_ROOT / "solutions"
-MANIFEST_PATH = EXERCISES_DIR / "exercises.toml"
+from checker.course import Course, find_course
 
 CATEGORIES = ("incorrect-code", "data-dependent", "printing-logging", "dynamic-shapes", "untraceable-calls", "capstone")
 TENSOR_MAKERS = ("randn", "rand", "ones", "zeros", "arange", "tensor")
@@ -55,23 +53,24 @@ class Exercise:
     rtol: float = 1.3e-6
     atol: float = 1e-5
     task: str = ""  # what the learner is asked to do, in a sentence or two
-
-    @property
-    def exercise_path(self) -> Path:
-        return EXERCISES_DIR / self.file
-
-    @property
-    def solution_path(self) -> Path:
-        return SOLUTIONS_DIR / self.file
+    # Where its files are, set by load_exercises from the course it was loaded for.
+    exercise_path: Path = Path()  # the learner's copy (what `gbcheck check ID` grades)
+    original_path: Path = Path()  # the file as shipped (what `reset` restores and `verify` checks)
+    solution_path: Path = Path()  # the reference solution
 
 
-def load_exercises(path: Path = MANIFEST_PATH) -> list[Exercise]:
-    """Read and validate the manifest. Raises ManifestError with a precise message."""
+def load_exercises(course: Course | None = None) -> list[Exercise]:
+    """Read and validate the manifest of `course` (default: the one the resolver finds).
+
+    Raises ManifestError with a precise message.
+    """
+    course = course or find_course()
+    path = course.manifest_path
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as err:
         raise ManifestError(f"cannot read {path}: {err}") from err
-    exercises = [_exercise_from_table(table) for table in data.get("exercise", [])]
+    exercises = [_located(_exercise_from_table(table), course) for table in data.get("exercise", [])]
     ids = [ex.id for ex in exercises]
     duplicated = sorted({i for i in ids if ids.count(i) > 1})
     if duplicated:
@@ -87,6 +86,12 @@ def find_exercise(exercise_id: str, exercises: list[Exercise] | None = None) -> 
             return ex
     known = ", ".join(ex.id for ex in exercises)
     raise ManifestError(f"no exercise named {exercise_id!r}; known exercises: {known}")
+
+
+def _located(exercise: Exercise, course: Course) -> Exercise:
+    return replace(exercise, exercise_path=course.exercises_dir / exercise.file,
+                   original_path=course.originals_dir / exercise.file,
+                   solution_path=course.solutions_dir / exercise.file)
 
 
 _REQUIRED = ("id", "title", "file", "entry", "chapter", "category", "points", "expected_break", "hints", "inputs")

@@ -4,21 +4,25 @@
     check("cond-on-input", gated_residual)     # the cell that defines gated_residual is graded
 
 The cell's whole source (imports, helpers, config lines) is written to a temporary file and graded by
-`gbcheck check --json` in a fresh process: the notebook kernel has already run torch ops on many threads,
-so it must not fork graders itself, and the learner's edits to torch in the kernel must not reach the
-grader. The result renders as HTML in Jupyter and as the CLI's text elsewhere.
+a grader process this kernel starts once and keeps (`checker.service`): the kernel has already run torch
+ops on many threads, so it must not fork graders itself, and the learner's edits to torch in the kernel
+must not reach the grader. The first check waits for the grader to start (a few seconds); later ones take
+about a second. The result renders as HTML in Jupyter and as the CLI's text elsewhere.
 """
 
 from __future__ import annotations
 
+import atexit
 import html
 import inspect
 import json
 import linecache
 import os
+import queue
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -26,6 +30,7 @@ from typing import Any
 from checker.report import CheckResult, Report, render_text
 
 _STATUS_COLOURS = {"pass": "#1a7f37", "fail": "#cf222e", "error": "#8250df", "skip": "#6e7781"}
+_START_SECONDS = 120.0  # importing torch and warming Dynamo up, on a slow machine
 
 
 class NotebookReport:
@@ -57,8 +62,11 @@ class NotebookReport:
                 f"({r.points}/{r.max_points} points)</p><p>{html.escape(r.message)}</p><ul>{rows}</ul>{extra}</div>")
 
 
-def check(exercise_id: str, solution: Callable[..., Any] | str | os.PathLike, timeout: float = 120.0) -> NotebookReport:
-    """Grade `solution` for an exercise: a function (its whole defining cell is graded), a path, or source text."""
+def check(exercise_id: str, solution: Callable[..., Any] | str | os.PathLike, timeout: float = 60.0) -> NotebookReport:
+    """Grade `solution` for an exercise: a function (its whole defining cell is graded), a path, or source text.
+
+    `timeout` is the limit for each mode of the check, as `gbcheck check --timeout`.
+    """
     if callable(solution):
         source = _defining_source(solution)
     elif isinstance(solution, os.PathLike) or (isinstance(solution, str) and "\n" not in solution
@@ -69,7 +77,7 @@ def check(exercise_id: str, solution: Callable[..., Any] | str | os.PathLike, ti
     with tempfile.TemporaryDirectory(prefix="gbcheck-nb-") as folder:
         path = Path(folder) / "submission.py"
         path.write_text(source, encoding="utf-8")
-        return NotebookReport(_run_checker(exercise_id, path, timeout))
+        return NotebookReport(_GRADER.grade(exercise_id, path, timeout))
 
 
 def _defining_source(fn: Callable[..., Any]) -> str:
@@ -84,16 +92,73 @@ def _defining_source(fn: Callable[..., Any]) -> str:
     return "".join(lines)
 
 
-def _run_checker(exercise_id: str, path: Path, timeout: float) -> Report:
-    command = [sys.executable, "-m", "checker", "check", exercise_id, "--file", str(path), "--json"]
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
-                              cwd=Path(__file__).resolve().parent.parent)
-        data = json.loads(done.stdout)
-    except (subprocess.TimeoutExpired, ValueError) as err:
-        message = f"the checker did not answer ({type(err).__name__}); its output: {getattr(err, 'stderr', '')}"
-        return Report(id=exercise_id, status="error", checks=(CheckResult("eager-runs", "error", message),),
-                      graph_breaks=(), message=message, file=str(path), points=0, max_points=0)
-    data["checks"] = tuple(CheckResult(**c) for c in data["checks"])
-    data["graph_breaks"] = tuple(data["graph_breaks"])
-    return Report(**data)
+class _Grader:
+    """The kernel's grader process (`python -m checker.service`), started on first use and restarted
+    when it dies or stops answering."""
+
+    def __init__(self) -> None:
+        self.process: subprocess.Popen | None = None
+        self.answers: queue.Queue[str | None] = queue.Queue()
+        self.log: Any = None
+        self.lock = threading.Lock()
+
+    def grade(self, exercise_id: str, path: Path, timeout: float) -> Report:
+        with self.lock:
+            started = self.process is not None and self.process.poll() is None
+            if not started:
+                self._start()
+            # Three modes, each within `timeout`, plus the reference on first use and, the first time, startup.
+            wait = 4 * timeout + (0 if started else _START_SECONDS)
+            request = {"id": exercise_id, "file": str(path), "timeout": timeout}
+            try:
+                self.process.stdin.write(json.dumps(request) + "\n")
+                self.process.stdin.flush()
+                line = self.answers.get(timeout=wait)
+            except (OSError, queue.Empty):
+                line = None
+            if line is None:
+                return self._failed(exercise_id, path, wait)
+        data = json.loads(line)
+        if "problem" in data:
+            return _error_report(exercise_id, path, f"The checker cannot grade this: {data['problem']}")
+        data["checks"] = tuple(CheckResult(**c) for c in data["checks"])
+        data["graph_breaks"] = tuple(data["graph_breaks"])
+        return Report(**data)
+
+    def _start(self) -> None:
+        self.stop()
+        self.answers = queue.Queue()
+        self.log = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
+        self.process = subprocess.Popen([sys.executable, "-m", "checker.service"], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=self.log, text=True, cwd=os.getcwd())
+        threading.Thread(target=_read_lines, args=(self.process.stdout, self.answers), daemon=True).start()
+
+    def _failed(self, exercise_id: str, path: Path, waited: float) -> Report:
+        alive = self.process is not None and self.process.poll() is None
+        self.stop()
+        self.log.seek(0)
+        said = self.log.read()[-2000:].strip()
+        why = f"did not answer within {waited:.0f} s" if alive else "stopped"
+        return _error_report(exercise_id, path, f"The checker {why}; it starts afresh on the next check."
+                             + (f" It said:\n{said}" if said else ""))
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        self.process = None
+
+
+def _read_lines(stream, answers: queue.Queue) -> None:
+    for line in stream:
+        answers.put(line)
+    answers.put(None)  # the grader is gone
+
+
+def _error_report(exercise_id: str, path: Path, message: str) -> Report:
+    return Report(id=exercise_id, status="error", checks=(CheckResult("eager-runs", "error", message),),
+                  graph_breaks=(), message=message, file=str(path), points=0, max_points=0)
+
+
+_GRADER = _Grader()
+atexit.register(_GRADER.stop)

@@ -1,7 +1,8 @@
 """The learner's progress: how many hints each exercise has shown and the last verdict per file content.
 
-Kept in `.gbcheck/progress.json` at the project root (or where GBCHECK_PROGRESS says), written atomically. A verdict is remembered with
-the hash of the file it judged, so the overview re-checks only files that changed.
+Kept where the course resolver says (`.gbcheck/progress.json` in a workspace or a clone), written
+atomically. A verdict is remembered with the hash of the file it judged, so the overview re-checks only
+files that changed.
 """
 
 from __future__ import annotations
@@ -13,10 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from checker.manifest import PROJECT_ROOT
-
-# GBCHECK_PROGRESS moves it (tests, or a learner keeping several attempts apart).
-PROGRESS_PATH = Path(os.environ.get("GBCHECK_PROGRESS", PROJECT_ROOT / ".gbcheck" / "progress.json"))
+from checker.course import find_course
 
 
 def file_digest(path: Path) -> str | None:
@@ -27,10 +25,10 @@ def file_digest(path: Path) -> str | None:
 
 
 class Progress:
-    def __init__(self, path: Path = PROGRESS_PATH):
-        self.path = path
+    def __init__(self, path: Path | None = None):
+        self.path = path or find_course().progress_path
         try:
-            self.data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+            self.data: dict[str, Any] = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):  # first run, or a damaged file: start afresh
             self.data = {}
 

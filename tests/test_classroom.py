@@ -14,8 +14,10 @@ from pathlib import Path
 import pytest
 
 from checker.classroom import grade_class
-from checker.manifest import PROJECT_ROOT, find_exercise
+from checker.manifest import find_exercise
 from checker.sandbox import Limits
+
+REPO = Path(__file__).resolve().parent.parent  # the clone these tests run in
 
 COND = find_exercise("cond-on-input")
 ITEM = find_exercise("capture-item")
@@ -172,7 +174,7 @@ def test_an_interrupted_run_keeps_finished_students_and_resumes(tmp_path):
         (folder / COND.file).write_text(FIXED + f"\n# student {number}\n")
     out = tmp_path / "out"
     command = [sys.executable, "-m", "checker", "grade", str(submissions), "--out", str(out), "-j", "1"]
-    first = subprocess.Popen(command, cwd=PROJECT_ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    first = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 120
     while not (out / "student1" / "results.json").exists() and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -184,7 +186,7 @@ def test_an_interrupted_run_keeps_finished_students_and_resumes(tmp_path):
     with open(out / "grades.csv", newline="") as stream:
         assert len(list(csv.DictReader(stream))) >= len(finished) - 1  # the csv follows each finished student
 
-    second = subprocess.run(command, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)
+    second = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300)
     assert second.returncode == 0, second.stderr
     assert f"{len(finished)} kept from an earlier run" in second.stdout
     assert {name: (out / name / "results.json").stat().st_mtime_ns for name in finished} == stamps
@@ -199,7 +201,7 @@ def test_an_interrupted_run_keeps_finished_students_and_resumes(tmp_path):
 
 def test_gradescope_autograder_runs_in_a_gradescope_layout(tmp_path):
     target = tmp_path / "autograder.zip"
-    done = subprocess.run([sys.executable, "-m", "checker", "gradescope", str(target)], cwd=PROJECT_ROOT,
+    done = subprocess.run([sys.executable, "-m", "checker", "gradescope", str(target)], cwd=REPO,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     root = tmp_path / "autograder"

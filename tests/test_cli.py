@@ -4,10 +4,13 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from checker.manifest import PROJECT_ROOT, load_exercises
+from checker.manifest import load_exercises
+
+REPO = Path(__file__).resolve().parent.parent  # the clone these tests run in
 
 
 @pytest.fixture
@@ -16,7 +19,7 @@ def gbcheck(tmp_path):
 
     def run(*args):
         return subprocess.run([sys.executable, "-m", "checker", *args], capture_output=True, text=True,
-                              cwd=PROJECT_ROOT, env=env, timeout=300)
+                              cwd=REPO, env=env, timeout=300)
     return run
 
 
@@ -27,7 +30,7 @@ def test_list_json_contract(gbcheck):
     assert [r["id"] for r in records] == [ex.id for ex in load_exercises()]
     for record in records:
         assert {"id", "title", "category", "chapter", "exercise", "solution", "entry"} <= record.keys()
-        assert (PROJECT_ROOT / record["exercise"]).is_file() and (PROJECT_ROOT / record["solution"]).is_file()
+        assert (REPO / record["exercise"]).is_file() and (REPO / record["solution"]).is_file()
         assert not os.path.isabs(record["exercise"])
 
 
@@ -85,9 +88,9 @@ def test_overview_shows_progress_and_next(gbcheck):
 
 def test_reset_restores_the_committed_file(gbcheck):
     exercise = load_exercises()[2]
-    relative = exercise.exercise_path.relative_to(PROJECT_ROOT)
+    relative = exercise.exercise_path.relative_to(REPO)
     status = subprocess.run(["git", "status", "--porcelain", str(relative)], capture_output=True, text=True,
-                            cwd=PROJECT_ROOT)
+                            cwd=REPO)
     if status.returncode != 0 or status.stdout.strip():
         pytest.skip("needs a git checkout with the exercise file unmodified")
     original = exercise.exercise_path.read_text()
@@ -108,7 +111,7 @@ def test_watch_regrades_on_save(tmp_path):
     attempt.write_text(exercise.exercise_path.read_text())
     env = dict(os.environ, GBCHECK_PROGRESS=str(tmp_path / "progress.json"), NO_COLOR="1")
     watcher = subprocess.Popen([sys.executable, "-m", "checker", "watch", exercise.id, "--file", str(attempt),
-                                "--interval", "0.2"], cwd=PROJECT_ROOT, env=env, stdout=subprocess.PIPE, text=True)
+                                "--interval", "0.2"], cwd=REPO, env=env, stdout=subprocess.PIPE, text=True)
     try:
         lines = []
         for line in watcher.stdout:

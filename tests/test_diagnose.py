@@ -5,11 +5,13 @@ import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
 from checker.diagnose import diagnose_target
-from checker.manifest import PROJECT_ROOT
+
+REPO = Path(__file__).resolve().parent.parent  # the clone these tests run in
 
 RESNET = '''
 import torch
@@ -109,7 +111,7 @@ def test_cli_json_and_html_report(project):
     html_path = project / "report.html"
     done = subprocess.run([sys.executable, "-m", "checker", "diagnose", str(project / "train.py"), "--json",
                            "--html", str(html_path), "--", "--steps", "1"],
-                          cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)
+                          cwd=REPO, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert data["groups"][0]["gb_id"] == "GB0291" and data["total_breaks"] >= 2
@@ -121,7 +123,7 @@ def test_cli_json_and_html_report(project):
 def test_text_report_and_clear_errors(project):
     done = subprocess.run([sys.executable, "-m", "checker", "diagnose", f"{project / 'resnet.py'}:BasicBlock",
                            "--init", "8", "--args", "torch.randn(2, 8, 16, 16)"],
-                          cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)
+                          cwd=REPO, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0
     assert "GB0170" in done.stdout and "Read: book/data-dependent.ipynb" in done.stdout
     missing = diagnose_target(str(project / "nowhere.py"))
