@@ -62,8 +62,9 @@ class Course:
     def require_editable(self, verb: str) -> None:
         """Raise CourseError with the way out when `verb` needs exercise files to edit and there are none."""
         if not self.editable:
+            command = f"gbcheck {verb}".strip()
             raise CourseError(
-                f"`gbcheck {verb}` works on your copies of the exercises, and there is no course workspace here. "
+                f"`{command}` works on your copies of the exercises, and there is no course workspace here. "
                 "Create one with `gbcheck init` (it makes ./graph-breaks), then `cd graph-breaks` and run it again.")
 
 

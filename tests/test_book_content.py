@@ -246,8 +246,20 @@ def test_broken_cells_show_the_real_graph_breaks(chapter):
 
 
 def test_stored_outputs_come_from_torch_2_13():
-    first = next(c for c in load("what-is-a-graph-break")["cells"] if c["cell_type"] == "code")
+    first = next(c for c in load("what-is-a-graph-break")["cells"][1:] if c["cell_type"] == "code")
     assert text_of(first["outputs"][0]).startswith("2.13.")
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_notebook_starts_with_the_setup_cell(chapter):
+    """Opened alone (Colab), a notebook installs the course by its package name and keeps the learner's torch."""
+    first = load(chapter)["cells"][0]
+    tags = first.get("metadata", {}).get("tags", [])
+    source = "".join(first["source"])
+    assert first["cell_type"] == "code" and "course-setup" in tags and "remove-cell" in tags
+    assert '"pip", "install", "-q", "graph-break-course"' in source and "torch==" in source
+    assert not first["outputs"], "the setup cell prints nothing where the course is installed"
+    assert source == "".join(load(CHAPTERS[0])["cells"][0]["source"]), "every chapter has the same setup cell"
 
 
 @pytest.mark.parametrize("name", list(SOURCE_EXAMPLES))

@@ -129,17 +129,21 @@ def test_single_page_needs_nothing_from_the_network(singlehtml):
 
 # --- GitHub Pages ---------------------------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def workflow() -> dict:
+def load_workflow(name: str) -> dict:
     try:
         import yaml  # PyYAML comes with jupyter-book (the `book` extra)
     except ImportError:
         if os.environ.get("CI"):
             pytest.fail("PyYAML is not installed: pip install -e '.[book]'")
         pytest.skip("PyYAML is not installed (pip install -e '.[book]')")
-    path = ROOT / ".github" / "workflows" / "book.yml"
-    assert path.exists(), "no GitHub Pages workflow"
+    path = ROOT / ".github" / "workflows" / name
+    assert path.exists(), f"no workflow {name}"
     return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def workflow() -> dict:
+    return load_workflow("book.yml")
 
 
 def test_pages_workflow_builds_strictly_and_deploys_the_html(workflow):
@@ -169,3 +173,16 @@ def test_binder_installs_the_cpu_torch_of_the_outputs_and_the_course():
     assert "-e ." in lines, "the course, editable: the checker reads exercises/ from the repository"
     config = (ROOT / "_config.yml").read_text(encoding="utf-8")
     assert "binderhub_url:" in config
+
+
+# --- Releases -----------------------------------------------------------------------------------------
+
+def test_release_workflow_builds_and_uploads_the_sdist_and_wheel_on_a_tag():
+    workflow = load_workflow("release.yml")
+    triggers = workflow.get("on", workflow.get(True))  # YAML 1.1 reads a bare `on` as True
+    assert triggers == {"push": {"tags": ["v*"]}}
+    runs = "\n".join(step.get("run", "") for step in workflow["jobs"]["build"]["steps"])
+    assert "python -m build" in runs and "twine check" in runs
+    publish = workflow["jobs"]["publish"]
+    assert publish["needs"] == "build" and publish["permissions"]["id-token"] == "write"
+    assert any(step.get("uses", "").startswith("pypa/gh-action-pypi-publish@") for step in publish["steps"])
