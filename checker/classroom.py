@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from checker import engine, sandbox
+from checker.course import BOOK_URL
 from checker.manifest import Exercise, load_exercises
 from checker.report import ERROR, FAIL, PASS, Report, render_text
 from checker.strict import Trials, decide, error_report, reference_outcomes, trial_job, warm_up_with_references
@@ -211,7 +212,7 @@ def gradescope_results(student: Student, exercises: list[Exercise]) -> dict[str,
             status_word = ERROR if student.problem else NOT_SUBMITTED
             score = 0
         else:
-            output = render_text(report)
+            output = render_text(report, book_url=BOOK_URL)
             status_word = report.status
             score = report.points
         tests.append({
@@ -247,7 +248,7 @@ def feedback_markdown(student: Student, exercises: list[Exercise]) -> str:
             lines += [f"Not submitted ({ex.file}).", ""]
             continue
         lines += [f"**{report.status}**, {report.points}/{report.max_points} points", "", "```text",
-                  render_text(report), "```", ""]
+                  render_text(report, book_url=BOOK_URL), "```", ""]
     return "\n".join(lines)
 
 

@@ -227,7 +227,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report.to_dict(), indent=2))
     else:
-        print(render_text(report, colour=use_colour()))
+        print(render_text(report, colour=use_colour(), book_url=find_course().book_url))
     return 0 if report.status == PASS else 1
 
 
@@ -241,7 +241,7 @@ def cmd_hint(exercise_id: str) -> int:
     if shown + 1 < len(exercise.hints):
         progress.show_hint(exercise.id)
         print(paint("Run `gbcheck hint` again for a more specific one.", "dim", colour))
-    print(paint(f"Chapter: book/{exercise.chapter}.ipynb", "dim", colour))
+    print(paint(f"Chapter: {find_course().chapter_link(exercise.chapter)}", "dim", colour))
     return 0
 
 
@@ -302,7 +302,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
                 if args.file is None:
                     progress.remember(current.id, digest, report.status)
                 print("\033[2J\033[H" if colour else "\n" + "-" * 100 + "\n", end="")
-                print(render_text(report, colour=colour), flush=True)
+                print(render_text(report, colour=colour, book_url=find_course().book_url), flush=True)
                 if report.status == PASS:
                     index = exercises.index(current)
                     if args.file is not None or index + 1 == len(exercises):

@@ -27,6 +27,7 @@ from importlib import resources
 from pathlib import Path
 
 WORKSPACE_MARKER = Path(".gbcheck") / "workspace.toml"
+BOOK_URL = "https://graph-break-course.github.io/graph-break-course/"  # the published book (see _config.yml)
 MANIFEST_NAME = "exercises.toml"
 CLONE, WORKSPACE, PACKAGE = "clone", "workspace", "package"
 
@@ -51,6 +52,14 @@ class Course:
     def editable(self) -> bool:
         """Whether exercise files here are the learner's to edit (a workspace or a clone)."""
         return self.root is not None
+
+    @property
+    def book_url(self) -> str:
+        """Where chapters are read: "" in a clone (its own book/ folder), else the published book."""
+        return "" if self.kind == CLONE else BOOK_URL
+
+    def chapter_link(self, chapter: str) -> str:
+        return f"{BOOK_URL}{chapter}.html" if self.book_url else f"book/{chapter}.ipynb"
 
     def shown(self, path: str | os.PathLike) -> str:
         """`path` relative to the root when it lies inside it, else as an absolute path."""

@@ -18,7 +18,7 @@ import subprocess
 from datetime import datetime, timezone
 from pathlib import Path
 
-from checker.course import CLONE, WORKSPACE_MARKER, Course, CourseError, find_course, packaged_course
+from checker.course import BOOK_URL, CLONE, WORKSPACE_MARKER, Course, CourseError, find_course, packaged_course
 from checker.manifest import Exercise, load_exercises
 
 DEFAULT_FOLDER = "graph-breaks"
@@ -36,7 +36,6 @@ Every file in `exercises/` is code with a graph break for you to find and fix. I
 
 The book that teaches each fix: {book}
 """
-BOOK_URL = "https://graph-break-course.github.io/graph-break-course/"
 
 
 def course_version() -> str:
