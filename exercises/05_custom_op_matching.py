@@ -19,7 +19,7 @@ def greedy_match(cost: torch.Tensor) -> torch.Tensor:
         if match[j] < 0 and i not in used:
             match[j] = i
             used.add(i)
-    return torch.tensor(match, dtype=torch.long)
+    return torch.tensor(match, dtype=torch.long, device=cost.device)
 
 
 def box_matching_loss(pred_boxes: torch.Tensor, target_boxes: torch.Tensor) -> torch.Tensor:

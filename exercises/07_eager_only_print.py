@@ -13,7 +13,7 @@ import torch
 def causal_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
     seq_len = q.shape[-2]
     scores = q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5
-    causal = torch.ones(seq_len, seq_len, dtype=torch.bool).tril()
+    causal = torch.ones(seq_len, seq_len, dtype=torch.bool, device=q.device).tril()
     # TODO: this debugging print only makes sense while running eagerly.
     print("attention: scores", scores.shape, "mask", causal.shape)
     weights = scores.masked_fill(~causal, float("-inf")).softmax(dim=-1)

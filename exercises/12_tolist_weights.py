@@ -15,6 +15,6 @@ import torch.nn.functional as F
 def pseudo_label_loss(weak: torch.Tensor, strong: torch.Tensor, threshold: float = 0.9) -> torch.Tensor:
     confidence, pseudo_labels = weak.softmax(dim=-1).max(dim=-1)
     # TODO: `.tolist()` on a float tensor gives Python numbers, which do not exist while Dynamo traces.
-    weights = torch.tensor([1.0 if c >= threshold else 0.0 for c in confidence.tolist()])
+    weights = torch.tensor([1.0 if c >= threshold else 0.0 for c in confidence.tolist()], device=weak.device)
     losses = F.cross_entropy(strong, pseudo_labels, reduction="none")
     return (losses * weights).mean()

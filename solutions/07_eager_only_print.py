@@ -13,7 +13,7 @@ import torch
 def causal_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
     seq_len = q.shape[-2]
     scores = q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5
-    causal = torch.ones(seq_len, seq_len, dtype=torch.bool).tril()
+    causal = torch.ones(seq_len, seq_len, dtype=torch.bool, device=q.device).tril()
     # Debugging output for eager runs only: while Dynamo traces, is_compiling() is True and the print is skipped.
     if not torch.compiler.is_compiling():
         print("attention: scores", scores.shape, "mask", causal.shape)

@@ -13,7 +13,7 @@ import torch
 
 def sinkhorn(scores: torch.Tensor, n_iters: int = 20, tol: float = 1e-3) -> torch.Tensor:
     P = scores.exp()
-    converged = torch.zeros((), dtype=torch.bool)
+    converged = torch.zeros((), dtype=torch.bool, device=scores.device)
     for _ in range(n_iters):
         Q = P / P.sum(dim=1, keepdim=True)
         Q = Q / Q.sum(dim=0, keepdim=True)

@@ -381,6 +381,17 @@ def test_exercise_cells_are_the_exercise_files_verbatim(chapter, manifest):
         assert f":emphasize-lines: {','.join(map(str, expected))}\n" in dropdown
 
 
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_every_custom_operator_shown_is_opchecked(chapter):
+    """torch.library.opcheck tests an operator's fake against the real thing: the habit the book models."""
+    cells = [source(cell) for cell in load(chapter)["cells"]
+             if cell["cell_type"] == "code" and "exercise" not in cell.get("metadata", {})]
+    defined = re.findall(r"@torch\.library\.custom_op\([^)]*\)\ndef (\w+)", "\n".join(cells))
+    assert bool(defined) == any("torch.library.custom_op(" in text for text in cells)
+    for name in defined:
+        assert any(f"opcheck({name}," in text for text in cells), f"{chapter}: {name} is never opchecked"
+
+
 def test_capstone_locks_the_fix_in_in_default_mode():
     """fullgraph=True quietly captures .item() and nonzero on torch 2.13: a lock-in test must not rely on it."""
     cells = [source(cell) for cell in load("capstone")["cells"] if cell["cell_type"] == "code"]
