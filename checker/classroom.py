@@ -134,7 +134,7 @@ def grade_class(submissions: Path, out: Path, parallel: int = 2, limits: sandbox
                 progress: Callable[[dict[str, int], int, int], None] | None = None) -> ClassResult:
     """Grade every student in `submissions` into `out` (see the module docstring)."""
     started = time.monotonic()
-    exercises = load_exercises()
+    exercises = [ex for ex in load_exercises() if not ex.skip]  # those the installed torch can run
     out.mkdir(parents=True, exist_ok=True)
     if os.geteuid() == 0:
         out.chmod(0o700)  # the grades are the grader's: checks running as student uids cannot read them

@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING
 from checker.course import CourseError, find_course
 from checker.manifest import Exercise, ManifestError, find_exercise, load_exercises
 from checker.progress import Progress, file_digest
-from checker.report import PASS, paint, render_text, use_colour
+from checker.report import PASS, SKIP, paint, render_text, use_colour
+from checker.torch_support import check_supported
 
 if TYPE_CHECKING:
     from checker.sandbox import Limits  # the module imports torch: cli imports it only when a check runs
@@ -147,6 +148,9 @@ def main(argv: list[str] | None = None) -> int:
     script_args = argv[argv.index("--") + 1:] if "--" in argv else []
     args = build_parser().parse_args(argv[: argv.index("--")] if "--" in argv else argv)
     args.script_args = script_args
+    if refusal := check_supported():  # an unsupported torch: one sentence, before anything imports it
+        print(refusal, file=sys.stderr)
+        return 2
     try:
         if args.verb == "init":
             return cmd_init(args.folder)
@@ -199,7 +203,7 @@ def cmd_list(as_json: bool) -> int:
         print(json.dumps([exercise_record(ex) for ex in exercises], indent=2))
         return 0
     for ex in exercises:
-        print(f"{ex.id:28} {ex.category:18} {ex.title}")
+        print(f"{ex.id:28} {ex.category:18} {ex.title}" + (f"  (skipped: {ex.skip})" if ex.skip else ""))
     return 0
 
 
@@ -212,6 +216,7 @@ def exercise_record(ex: Exercise) -> dict:
         "solution": course.shown(ex.solution_path),
         "entry": ex.entry, "points": ex.points, "expected_break": ex.expected_break,
         "allowed_config": list(ex.allowed_config), "task": ex.task,
+        "skip": ex.skip or None,  # why the exercise cannot be done on the installed torch
     }
 
 
@@ -266,9 +271,11 @@ def cmd_overview() -> int:
     print(paint("torch.compile graph breaks: exercises", "bold", colour))
     for ex in exercises:
         status = statuses[ex.id]
-        mark = paint("✓", "pass", colour) if status == PASS else paint("·", "dim", colour)
-        print(f" {mark} {ex.id:28} {paint(f'{ex.category:18}', 'dim', colour)} {ex.title}")
-    bar = "#" * round(30 * done / len(exercises))
+        mark = paint("✓", "pass", colour) if status == PASS else paint("-" if ex.skip else "·", "dim", colour)
+        skipped = paint(f"  (skipped: {ex.skip})", "dim", colour) if ex.skip else ""
+        print(f" {mark} {ex.id:28} {paint(f'{ex.category:18}', 'dim', colour)} {ex.title}{skipped}")
+    exercises = [ex for ex in exercises if not ex.skip]  # progress counts the exercises this torch can do
+    bar = "#" * round(30 * done / max(len(exercises), 1))
     print(f"\n[{bar:30}] {done}/{len(exercises)} done, {points}/{sum(e.points for e in exercises)} points")
     upcoming = next((ex for ex in exercises if statuses[ex.id] != PASS), None)
     if upcoming:
@@ -303,7 +310,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
                     progress.remember(current.id, digest, report.status)
                 print("\033[2J\033[H" if colour else "\n" + "-" * 100 + "\n", end="")
                 print(render_text(report, colour=colour, book_url=find_course().book_url), flush=True)
-                if report.status == PASS:
+                if report.status in (PASS, SKIP):
                     index = exercises.index(current)
                     if args.file is not None or index + 1 == len(exercises):
                         print("\nDone." if args.file else "\nThat was the last exercise.", flush=True)
@@ -337,6 +344,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
     broken = 0
     started = time.monotonic()
     for ex in exercises:
+        if ex.skip:  # declared in the manifest: holds
+            print(f" {paint('-', 'skip', colour)} {ex.id:28} skip: {ex.skip}")
+            continue
         unfixed = _grade(ex, ex.original_path, _limits(args), 0)
         fixed = _grade(ex, ex.solution_path, _limits(args), 0)
         shown = sorted({gb["gb_id"] or gb["gb_type"] for gb in unfixed.graph_breaks})

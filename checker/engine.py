@@ -24,11 +24,8 @@ import torch
 import torch._dynamo
 from torch._dynamo import eval_frame as _eval_frame
 from torch._dynamo import exc as _dynamo_exc
-from torch._dynamo import guards as _dynamo_guards
-from torch._dynamo import symbolic_convert as _symbolic_convert
-from torch._dynamo import utils as _dynamo_utils
 
-from checker import registry
+from checker import registry, torch_support
 
 MODES = ("eager", "default", "fullgraph")
 
@@ -152,12 +149,10 @@ class Recording:
         self._note_compile_state()
         return gm.forward
 
-    def on_graph_break(self, exc: BaseException, frame_filename: str, frame_lineno: int, frame_name: str) -> None:
+    def on_graph_break(self, event: torch_support.BreakEvent) -> None:
         self._note_compile_state()
-        gb_type = getattr(exc, "gb_type", None) or type(exc).__name__
-        filename, line, function = _user_location(getattr(exc, "real_stack", None), self.focus_file,
-                                                  (frame_filename, frame_lineno, frame_name))
-        explanation, hints = _message_parts(exc)
+        gb_type, explanation, hints = event.gb_type, event.explanation, event.hints
+        filename, line, function = _user_location(event.stack, self.focus_file, event.frame)
         key = (gb_type, filename, line)
         previous = self.breaks.get(key)
         self.breaks[key] = GraphBreak(
@@ -176,42 +171,25 @@ class Recording:
 
 
 _active: list[Recording] = []
-# Structured parts of each graph-break message Dynamo formats, keyed by the message text, so a break's
-# explanation and hints are read from the values torch used rather than parsed back out of its text.
-_message_parts_by_text: dict[str, tuple[str, tuple[str, ...]]] = {}
 _hooks_installed = False
 
 
 def _install_hooks() -> None:
-    """Observe Dynamo's graph-break reports, skip its metrics bookkeeping. Once per process, before learner code."""
+    """Observe Dynamo's graph-break reports, skip its metrics bookkeeping. Once per process, before learner code.
+
+    Where the reports come from differs between torch releases; torch_support finds the hook points.
+    """
     global _hooks_installed
     if _hooks_installed:
         return
-    original_log = _symbolic_convert.InstructionTranslatorBase.log_graph_break
-    original_format = _dynamo_exc.format_graph_break_message
-
-    def log_graph_break(self, code_options, reason, exc):  # noqa: ANN001 - mirrors torch's signature
-        if _active and not getattr(exc, "logged", False):
-            _active[-1].on_graph_break(exc, self.f_code.co_filename, self.lineno, self.f_code.co_name)
-        return original_log(self, code_options, reason, exc)
-
-    def format_graph_break_message(gb_type, context, explanation, hints):  # noqa: ANN001
-        text = original_format(gb_type, context, explanation, hints)
-        if len(_message_parts_by_text) > 1000:
-            _message_parts_by_text.clear()
-        _message_parts_by_text[text] = (explanation, tuple(hints))
-        return text
-
-    _symbolic_convert.InstructionTranslatorBase.log_graph_break = log_graph_break
-    _dynamo_exc.format_graph_break_message = format_graph_break_message
+    torch_support.install_graph_break_hooks(lambda event: _active[-1].on_graph_break(event), lambda: bool(_active))
     # Two pieces of bookkeeping Dynamo does after every compile, for metrics logs: it times the guards,
     # first flushing the CPU caches by writing a large buffer, and it assembles a record that serializes
     # every config module. Together about a quarter of a small compile, and page faults in every forked
     # check. Skipped unless a structured trace (TORCH_TRACE, read by tlparse) asks for them. A metrics
     # context made before this runs keeps the real recorder.
     if not os.environ.get("TORCH_TRACE"):
-        _dynamo_guards.profile_guard_manager = lambda *args: 0.0
-        _dynamo_utils.record_compilation_metrics = lambda *args, **kwargs: None
+        torch_support.skip_metrics_bookkeeping()
     _hooks_installed = True
 
 
@@ -314,29 +292,17 @@ def _merge_library_echoes(breaks: list[GraphBreak], focus_file: str | None) -> l
 
 
 def call_error(err: BaseException, focus_file: str | None) -> CallError:
-    gb_type = getattr(err, "gb_type", None) if isinstance(err, _Unsupported) else None
+    gb_type = torch_support.gb_type_of(err) if isinstance(err, _Unsupported) else None
     stack = getattr(err, "real_stack", None) if gb_type else None
     if not stack:
         stack = traceback.extract_tb(err.__traceback__)
     filename, line, _ = _user_location(stack, focus_file, (None, None, ""))
     message = str(err)
     if gb_type:  # torch's message starts with the type; its first line is enough here
-        explanation, _ = _message_parts(err)
-        message = explanation or message.splitlines()[0]
+        message = torch_support.message_parts(err)[1] or message.splitlines()[0]
     return CallError(type=type(err).__name__, message=message, filename=filename, line=line,
                      source_line=_source_line(filename, line) if filename else "",
                      gb_id=registry.gb_id_for(gb_type) if gb_type else None, gb_type=gb_type)
-
-
-def _message_parts(exc: BaseException) -> tuple[str, tuple[str, ...]]:
-    text = getattr(exc, "msg", None) or str(exc)
-    if text in _message_parts_by_text:
-        return _message_parts_by_text[text]
-    # A break re-raised while handling another one carries both messages; the newest is last.
-    for known, parts in _message_parts_by_text.items():
-        if text.endswith(known):
-            return parts
-    return "", ()
 
 
 _TORCH_DIR = os.path.dirname(torch.__file__)

@@ -53,14 +53,72 @@ class Exercise:
     rtol: float = 1.3e-6
     atol: float = 1e-5
     task: str = ""  # what the learner is asked to do, in a sentence or two
+    # Per-release differences, as declared; load_exercises applies those that hold for the installed torch.
+    variants: tuple[Variant, ...] = ()
+    solution_file: str = ""  # the reference fix under solutions/, when a variant names another than `file`
+    skip: str = ""  # why this exercise cannot be done on the installed torch; empty when it can
+    applied: tuple[str, ...] = ()  # the conditions of the variants applied, e.g. "torch without GB7000"
     # Where its files are, set by load_exercises from the course it was loaded for.
     exercise_path: Path = Path()  # the learner's copy (what `gbcheck check ID` grades)
     original_path: Path = Path()  # the file as shipped (what `reset` restores and `verify` checks)
     solution_path: Path = Path()  # the reference solution
 
 
-def load_exercises(course: Course | None = None) -> list[Exercise]:
-    """Read and validate the manifest of `course` (default: the one the resolver finds).
+@dataclass(frozen=True)
+class Variant:
+    """What differs for an exercise on some torch releases: a `[[exercise.variant]]` table.
+
+    Its condition is `missing` (preferred: a feature the installed torch lacks, either a dotted name such as
+    "torch._dynamo.config.ignore_logging_functions" or a graph-break id of torch's registry such as "GB7000")
+    or `torch_before` (a release such as "2.9", for a measured difference in behaviour no feature marks).
+    When it holds, the fields it gives replace the exercise's; `skip` says why the exercise cannot be done.
+    """
+
+    missing: str = ""
+    torch_before: str = ""
+    why: str = ""  # for course authors: what differs on such a torch
+    expected_break: str = ""
+    allowed_config: tuple[str, ...] | None = None
+    solution: str = ""  # file name under solutions/
+    hints: tuple[str, ...] = ()
+    skip: str = ""
+
+    @property
+    def condition(self) -> str:
+        return f"torch without {self.missing}" if self.missing else f"torch before {self.torch_before}"
+
+    def holds(self) -> bool:
+        """Whether this variant applies to the installed torch (imports torch for a dotted feature)."""
+        from checker import torch_support
+
+        if self.missing.startswith("GB"):
+            return not torch_support.has_gb_id(self.missing)
+        if self.missing:
+            return not torch_support.has_feature(self.missing)
+        return torch_support.torch_before(self.torch_before)
+
+
+def for_installed_torch(exercise: Exercise) -> Exercise:
+    """The exercise as it is done on the installed torch: every variant that holds applied, in order."""
+    changes: dict[str, Any] = {}
+    applied = []
+    for variant in exercise.variants:
+        if not variant.holds():
+            continue
+        applied.append(variant.condition)
+        if variant.skip:
+            changes["skip"] = f"{variant.skip} (on {variant.condition})"
+        changes.update({key: value for key, value in (
+            ("expected_break", variant.expected_break), ("solution_file", variant.solution),
+            ("hints", variant.hints)) if value})
+        if variant.allowed_config is not None:
+            changes["allowed_config"] = variant.allowed_config
+    return replace(exercise, applied=tuple(applied), **changes) if applied else exercise
+
+
+def load_exercises(course: Course | None = None, apply_variants: bool = True) -> list[Exercise]:
+    """Read and validate the manifest of `course` (default: the one the resolver finds), each exercise as
+    done on the installed torch (see `Variant`) and located in that course's folders.
 
     Raises ManifestError with a precise message.
     """
@@ -70,12 +128,14 @@ def load_exercises(course: Course | None = None) -> list[Exercise]:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as err:
         raise ManifestError(f"cannot read {path}: {err}") from err
-    exercises = [_located(_exercise_from_table(table), course) for table in data.get("exercise", [])]
+    exercises = [_exercise_from_table(table) for table in data.get("exercise", [])]
     ids = [ex.id for ex in exercises]
     duplicated = sorted({i for i in ids if ids.count(i) > 1})
     if duplicated:
         raise ManifestError(f"{path}: duplicate exercise ids: {', '.join(duplicated)}")
-    return exercises
+    if apply_variants:
+        exercises = [for_installed_torch(ex) for ex in exercises]
+    return [_located(ex, course) for ex in exercises]
 
 
 def find_exercise(exercise_id: str, exercises: list[Exercise] | None = None) -> Exercise:
@@ -91,11 +151,12 @@ def find_exercise(exercise_id: str, exercises: list[Exercise] | None = None) -> 
 def _located(exercise: Exercise, course: Course) -> Exercise:
     return replace(exercise, exercise_path=course.exercises_dir / exercise.file,
                    original_path=course.originals_dir / exercise.file,
-                   solution_path=course.solutions_dir / exercise.file)
+                   solution_path=course.solutions_dir / (exercise.solution_file or exercise.file))
 
 
 _REQUIRED = ("id", "title", "file", "entry", "chapter", "category", "points", "expected_break", "hints", "inputs")
-_OPTIONAL = ("fails_eagerly", "allowed_config", "same_stdout", "rtol", "atol", "task")
+_OPTIONAL = ("fails_eagerly", "allowed_config", "same_stdout", "rtol", "atol", "task", "variant")
+_VARIANT_CHANGES = ("expected_break", "allowed_config", "solution", "hints", "skip")
 
 
 def _exercise_from_table(table: dict[str, Any]) -> Exercise:
@@ -111,10 +172,31 @@ def _exercise_from_table(table: dict[str, Any]) -> Exercise:
     inputs = tuple(_input_from_table(name, case) for case in table["inputs"])
     if not inputs:
         raise ManifestError(f"exercise {name}: needs at least one input")
-    fields = {key: table[key] for key in _REQUIRED + _OPTIONAL if key in table}
+    fields = {key: table[key] for key in _REQUIRED + _OPTIONAL if key in table and key != "variant"}
     fields.update(hints=tuple(table["hints"]), inputs=inputs,
-                  allowed_config=tuple(table.get("allowed_config", ())))
+                  allowed_config=tuple(table.get("allowed_config", ())),
+                  variants=tuple(_variant_from_table(name, variant) for variant in table.get("variant", ())))
     return Exercise(**fields)
+
+
+def _variant_from_table(name: str, table: dict[str, Any]) -> Variant:
+    unknown = sorted(set(table) - {"missing", "torch_before", "why", *_VARIANT_CHANGES})
+    if unknown:
+        raise ManifestError(f"exercise {name}: a variant has unknown fields {unknown}")
+    if bool(table.get("missing")) == bool(table.get("torch_before")):
+        raise ManifestError(f"exercise {name}: a variant needs exactly one condition, `missing` or `torch_before`")
+    missing = table.get("missing", "")
+    if missing and not (missing.startswith("torch.") or missing.startswith("GB")):
+        raise ManifestError(f"exercise {name}: a variant's `missing` is a torch name or a GB id, not {missing!r}")
+    if not any(key in table for key in _VARIANT_CHANGES):
+        raise ManifestError(f"exercise {name}: a variant must change something: one of {_VARIANT_CHANGES}")
+    if "hints" in table and not table["hints"]:
+        raise ManifestError(f"exercise {name}: a variant's hints, when given, need at least one hint")
+    allowed = table.get("allowed_config")
+    return Variant(missing=missing, torch_before=table.get("torch_before", ""), why=table.get("why", ""),
+                   expected_break=table.get("expected_break", ""),
+                   allowed_config=tuple(allowed) if allowed is not None else None,
+                   solution=table.get("solution", ""), hints=tuple(table.get("hints", ())), skip=table.get("skip", ""))
 
 
 def _input_from_table(name: str, case: dict[str, Any]) -> InputCase:

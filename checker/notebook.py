@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from checker.report import CheckResult, Report, render_text
+from checker.torch_support import check_supported
 
 _STATUS_COLOURS = {"pass": "#1a7f37", "fail": "#cf222e", "error": "#8250df", "skip": "#6e7781"}
 _START_SECONDS = 120.0  # importing torch and warming Dynamo up, on a slow machine
@@ -49,7 +50,7 @@ class NotebookReport:
     def _repr_html_(self) -> str:
         r = self.report
         colour = _STATUS_COLOURS[r.status]
-        verdict = {"pass": "Passed", "fail": "Not yet", "error": "Error"}[r.status]
+        verdict = {"pass": "Passed", "fail": "Not yet", "error": "Error", "skip": "Skipped"}[r.status]
         rows = "".join(
             f"<li><b style='color:{_STATUS_COLOURS[c.status]}'>{c.status}</b> <code>{html.escape(c.name)}</code>: "
             f"{html.escape(c.message)}</li>" for c in sorted(r.checks, key=lambda c: c.status not in ("fail", "error")))
@@ -67,6 +68,8 @@ def check(exercise_id: str, solution: Callable[..., Any] | str | os.PathLike, ti
 
     `timeout` is the limit for each mode of the check, as `gbcheck check --timeout`.
     """
+    if refusal := check_supported():  # an unsupported torch: its one sentence, as an error report
+        return NotebookReport(_error_report(exercise_id, Path(), refusal))
     if callable(solution):
         source = _defining_source(solution)
     elif isinstance(solution, os.PathLike) or (isinstance(solution, str) and "\n" not in solution

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from checker import torch_support
+
 COURSE_NOTES_PATH = Path(__file__).with_name("graph_breaks.toml")
 # Public pages per GB id, the same link torch prints under a graph-break message.
 GB_PAGE = "https://meta-pytorch.github.io/compile-graph-break-site/gb/gb{number}.html"
@@ -34,7 +36,7 @@ def _torch_registry() -> dict[str, list[dict]]:
 
     path = Path(torch._dynamo.__file__).with_name("graph_break_registry.json")
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return torch_support.repaired_registry(json.loads(path.read_text(encoding="utf-8")))
     except (OSError, ValueError):  # an older torch without the registry: ids are then unknown
         return {}
 

@@ -32,7 +32,7 @@ class Report:
     """The verdict on one file for one exercise."""
 
     id: str
-    status: str  # pass | fail | error
+    status: str  # pass | fail | error | skip (the manifest declares the exercise cannot be done on this torch)
     checks: tuple[CheckResult, ...]
     graph_breaks: tuple[dict[str, Any], ...]  # engine.GraphBreak.to_dict() records, plus fullgraph's error
     message: str  # one paragraph: what is wrong and what to do next
@@ -81,7 +81,7 @@ def paint(text: str, style: str, colour: bool) -> str:
 def render_text(report: Report, colour: bool = False, book_url: str = "") -> str:
     """The learner's view: verdict line first, then the failing check, then every check, then help."""
     lines = []
-    verdict = {PASS: "PASSED", FAIL: "NOT YET", ERROR: "ERROR"}[report.status]
+    verdict = {PASS: "PASSED", FAIL: "NOT YET", ERROR: "ERROR", SKIP: "SKIPPED"}[report.status]
     lines.append(paint(f"{verdict}  {report.id}", report.status, colour)
                  + paint(f"  ({report.points}/{report.max_points} points, {report.file})", "dim", colour))
     lines.append("")
@@ -100,7 +100,7 @@ def render_text(report: Report, colour: bool = False, book_url: str = "") -> str
                 lines.append(paint(f"      {gb['source_line']}", "dim", colour))
             if gb.get("meaning"):
                 lines.append(f"      {gb['meaning']}")
-    if report.status != PASS:
+    if report.status not in (PASS, SKIP):
         if report.hint:
             lines.append("")
             lines.append(paint("Hint: ", "title", colour) + _indent_rest(report.hint, 6))

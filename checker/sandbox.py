@@ -17,6 +17,7 @@ report and never read as a result.
 
 from __future__ import annotations
 
+import atexit
 import faulthandler
 import gc
 import inspect
@@ -42,6 +43,12 @@ _MAX_RESULT_BYTES = 64 * 1024 * 1024  # larger is no check's result: the child i
 # so that a child sending its first result does not add a member to torch.Tensor between two of a
 # check's tamper snapshots.
 torch.save(torch.zeros(1), io.BytesIO())
+
+# What run_jobs freezes is put back in the collector's sight when the grader exits, so that its objects
+# are freed as usual: a native extension that counts what is still alive at exit complains otherwise
+# (triton's, loaded by CUDA builds of torch 2.15, prints hundreds of "nanobind: leaked" lines on stderr).
+# Children leave with os._exit and never run it.
+atexit.register(gc.unfreeze)
 
 
 @dataclass(frozen=True)
@@ -133,7 +140,7 @@ def run_jobs(jobs: list[Job | Callable[[], Any]], limits: Limits = Limits(), par
     jobs = [job if isinstance(job, Job) else Job(job) for job in jobs]
     # Move the grader's objects out of the garbage collector's sight: a child's first collection would
     # otherwise walk (and so copy, page by page) every object torch created, doubling a check's cost.
-    gc.freeze()
+    gc.freeze()  # undone when the grader exits (the atexit at the top of this module)
     outcomes: list[Outcome | None] = [None] * len(jobs)
     pending = list(range(len(jobs)))
     running: dict[int, _Running] = {}  # keyed by pidfd

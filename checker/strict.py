@@ -105,6 +105,8 @@ def check_file(exercise: Exercise, path: str | os.PathLike, limits: sandbox.Limi
                parallel: int = 2, hint_level: int = 0) -> Report:
     """Grade one file against one exercise: run the trials, then decide."""
     path = os.path.abspath(path)
+    if exercise.skip:
+        return skipped_report(exercise, path)
     if not os.path.isfile(path):
         return error_report(exercise, path, f"There is no file at {path}.")
     engine.warm_up()
@@ -121,6 +123,13 @@ def error_report(exercise: Exercise, path: str, message: str) -> Report:
     check = CheckResult("eager-runs", ERROR, message)
     return Report(id=exercise.id, status=ERROR, checks=(check,), graph_breaks=(), message=message,
                   file=path, points=0, max_points=exercise.points, hint=exercise.hints[0], chapter=exercise.chapter)
+
+
+def skipped_report(exercise: Exercise, path: str) -> Report:
+    """The exercise cannot be done on the installed torch, as the manifest declares: no points either way."""
+    message = f"Skipped on this torch: {exercise.skip}."
+    return Report(id=exercise.id, status=SKIP, checks=(CheckResult("torch-version", SKIP, message),),
+                  graph_breaks=(), message=message, file=path, points=0, max_points=0, chapter=exercise.chapter)
 
 
 def decide(exercise: Exercise, path: str, trials: Trials, reference: sandbox.Outcome, hint_level: int = 0) -> Report:
