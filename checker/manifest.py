@@ -18,7 +18,7 @@ SOLUTIONS_DIR = PROJECT_ROOT / "solutions"
 MANIFEST_PATH = EXERCISES_DIR / "exercises.toml"
 
 CATEGORIES = ("incorrect-code", "data-dependent", "printing-logging", "dynamic-shapes", "untraceable-calls", "capstone")
-TENSOR_MAKERS = ("randn", "rand", "ones", "zeros", "arange", "tensor")
+TENSOR_MAKERS = ("randn", "rand", "ones", "zeros", "arange", "tensor", "randint", "bernoulli")
 DTYPES = ("float32", "float64", "int64", "int32", "bool")
 
 
@@ -33,6 +33,10 @@ class InputCase:
     args: tuple[Any, ...]
     kwargs: dict[str, Any]
     note: str = ""  # which branch of the original this input exercises
+    # Generators of fresh draws, per argument (checker/draws.py); an argument without one is drawn from
+    # its example spec with a new seed (random specs) or kept as it is (literals).
+    draw_args: tuple[Any, ...] = ()
+    draw_kwargs: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,12 @@ class Exercise:
     rtol: float = 1.3e-6
     atol: float = 1e-5
     task: str = ""  # what the learner is asked to do, in a sentence or two
+    # Graph operations the fix must not contain (matched against each captured node's target name,
+    # e.g. "nonzero", "item"), beyond the data-dependent operations the replay refuses anyway.
+    forbidden_ops: tuple[str, ...] = ()
+    # The fix defines its own operator (torch.library): its graphs cannot be replayed without the
+    # learner's code, so the verdict rests on the sandboxed run on fresh inputs (the report says so).
+    custom_ops: bool = False
 
     @property
     def exercise_path(self) -> Path:
@@ -90,7 +100,7 @@ def find_exercise(exercise_id: str, exercises: list[Exercise] | None = None) -> 
 
 
 _REQUIRED = ("id", "title", "file", "entry", "chapter", "category", "points", "expected_break", "hints", "inputs")
-_OPTIONAL = ("fails_eagerly", "allowed_config", "same_stdout", "rtol", "atol", "task")
+_OPTIONAL = ("fails_eagerly", "allowed_config", "same_stdout", "rtol", "atol", "task", "forbidden_ops", "custom_ops")
 
 
 def _exercise_from_table(table: dict[str, Any]) -> Exercise:
@@ -108,24 +118,32 @@ def _exercise_from_table(table: dict[str, Any]) -> Exercise:
         raise ManifestError(f"exercise {name}: needs at least one input")
     fields = {key: table[key] for key in _REQUIRED + _OPTIONAL if key in table}
     fields.update(hints=tuple(table["hints"]), inputs=inputs,
-                  allowed_config=tuple(table.get("allowed_config", ())))
+                  allowed_config=tuple(table.get("allowed_config", ())),
+                  forbidden_ops=tuple(table.get("forbidden_ops", ())))
     return Exercise(**fields)
 
 
 def _input_from_table(name: str, case: dict[str, Any]) -> InputCase:
     args = tuple(case.get("args", ()))
     kwargs = dict(case.get("kwargs", {}))
-    for value in (*args, *kwargs.values()):
-        if isinstance(value, dict):
+    draw = case.get("draw", {})
+    unknown = set(case) - {"args", "kwargs", "note", "draw"}
+    if unknown or set(draw) - {"args", "kwargs"}:
+        raise ManifestError(f"exercise {name}: unknown input keys {sorted(unknown | (set(draw) - {'args', 'kwargs'}))}")
+    draw_args, draw_kwargs = tuple(draw.get("args", ())), dict(draw.get("kwargs", {}))
+    if len(draw_args) > len(args) or set(draw_kwargs) - set(kwargs):
+        raise ManifestError(f"exercise {name}: a draw generator for an argument the input does not have")
+    for value in (*args, *kwargs.values(), *draw_args, *draw_kwargs.values()):
+        if isinstance(value, dict) and value:
             _validate_tensor_spec(name, value)
-    return InputCase(args=args, kwargs=kwargs, note=case.get("note", ""))
+    return InputCase(args=args, kwargs=kwargs, note=case.get("note", ""), draw_args=draw_args, draw_kwargs=draw_kwargs)
 
 
 def _validate_tensor_spec(name: str, spec: dict[str, Any]) -> None:
     makers = [key for key in spec if key in TENSOR_MAKERS]
     if len(makers) != 1:
         raise ManifestError(f"exercise {name}: a tensor input needs exactly one of {TENSOR_MAKERS}, got {spec}")
-    extra = set(spec) - set(TENSOR_MAKERS) - {"seed", "scale", "shift", "dtype"}
+    extra = set(spec) - set(TENSOR_MAKERS) - {"seed", "scale", "shift", "dtype", "low", "high", "exclude", "p"}
     if extra:
         raise ManifestError(f"exercise {name}: unknown tensor-spec keys {sorted(extra)}")
     if spec.get("dtype", "float32") not in DTYPES:
@@ -148,6 +166,9 @@ def build_value(value: Any, default_seed: int = 0) -> Any:
         tensor = torch.randn(*value["randn"], generator=generator, dtype=dtype)
     elif "rand" in value:
         tensor = torch.rand(*value["rand"], generator=generator, dtype=dtype)
+    elif "randint" in value or "bernoulli" in value:
+        from checker.draws import build_draw  # generators of fresh draws; seeded like the other makers
+        return build_draw(value, int(value.get("seed", default_seed)))
     else:  # ones / zeros
         maker = "ones" if "ones" in value else "zeros"
         tensor = getattr(torch, maker)(*value[maker], dtype=dtype)

@@ -42,6 +42,7 @@ class Report:
     hint: str = ""  # the exercise's next hint, when not passing
     chapter: str = ""  # the book page to read
     output: str = ""  # what the file printed (stdout and stderr), for the learner's eyes only
+    seed: str = ""  # the check's seed ("TRIAL-REPLAY"): `gbcheck check --seed` draws the same inputs again
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -56,6 +57,7 @@ class Report:
             "hint": self.hint,
             "chapter": self.chapter,
             "output": self.output,
+            "seed": self.seed,
         }
 
     @property
