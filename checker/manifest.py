@@ -62,9 +62,10 @@ class Exercise:
     # Graph operations the fix must not contain (matched against each captured node's target name,
     # e.g. "nonzero", "item"), beyond the data-dependent operations the replay refuses anyway.
     forbidden_ops: tuple[str, ...] = ()
-    # The fix defines its own operator (torch.library): its graphs cannot be replayed without the
-    # learner's code, so the verdict rests on the sandboxed run on fresh inputs (the report says so).
-    custom_ops: bool = False
+    # The fix calls code of the learner's file from inside the graph (a torch.library operator, a
+    # nonstrict_trace function): its graphs cannot be replayed without that code, so the verdict rests on
+    # the sandboxed run on fresh inputs (the report says so). Elsewhere such a graph fails the replay.
+    opaque_calls: bool = False
 
     @property
     def exercise_path(self) -> Path:
@@ -100,7 +101,7 @@ def find_exercise(exercise_id: str, exercises: list[Exercise] | None = None) -> 
 
 
 _REQUIRED = ("id", "title", "file", "entry", "chapter", "category", "points", "expected_break", "hints", "inputs")
-_OPTIONAL = ("fails_eagerly", "allowed_config", "same_stdout", "rtol", "atol", "task", "forbidden_ops", "custom_ops")
+_OPTIONAL = ("fails_eagerly", "allowed_config", "same_stdout", "rtol", "atol", "task", "forbidden_ops", "opaque_calls")
 
 
 def _exercise_from_table(table: dict[str, Any]) -> Exercise:

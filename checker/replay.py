@@ -49,6 +49,7 @@ MAX_DEPTH = 4  # nested branch graphs of torch.cond
 # Namespaces whose public functions a graph may call (one attribute below the namespace).
 _FUNCTION_SPACES = {
     "torch": torch, "torch.nn.functional": torch.nn.functional, "torch._C._nn": torch._C._nn,
+    "torch.functional": torch.functional,
     "torch.special": torch.special, "torch.linalg": torch.linalg, "torch.fft": torch.fft,
     "torch._C._VariableFunctions": torch._C._VariableFunctions, "torch._C._linalg": torch._C._linalg,
     "torch._C._special": torch._C._special, "torch._C._fft": torch._C._fft, "math": math,
@@ -99,7 +100,7 @@ def graph_record(gm: torch.fx.GraphModule, example_inputs: tuple[Any, ...], dept
             elif isinstance(value, torch.Tensor):
                 record["constant"] = value.detach().clone()
             else:
-                raise NotReplayable(f"an attribute of type {type(value).__name__}")
+                raise NotReplayable(f"a call into code of the file itself ({type(value).__name__})")
         elif node.op in ("call_function", "call_method"):
             record["target"] = node.target if node.op == "call_method" else target_name(node.target)
             record["args"], record["kwargs"] = _encode(node.args), _encode(dict(node.kwargs))
@@ -167,7 +168,7 @@ def _encode(value: Any) -> Any:
 
 # --- in the grader's replay process: data to graphs --------------------------------------------------
 
-def resolve(name: str, custom_ops: bool) -> Callable[..., Any]:
+def resolve(name: str, opaque_calls: bool) -> Callable[..., Any]:
     """The callable an allowed target name stands for; Refused (or NotReplayable: a learner's operator)."""
     if not isinstance(name, str):
         raise Refused("a call target that is not a name")
@@ -177,7 +178,7 @@ def resolve(name: str, custom_ops: bool) -> Callable[..., Any]:
             return getattr(torch.ops.higher_order, parts[3])
         if len(parts) == 5 and parts[2] in ("aten", "prims") and parts[3] not in _DENIED:
             return getattr(getattr(getattr(torch.ops, parts[2]), parts[3]), parts[4])
-        if len(parts) == 5 and parts[2] not in ("aten", "prims", "higher_order") and custom_ops:
+        if len(parts) == 5 and parts[2] not in ("aten", "prims", "higher_order"):
             raise NotReplayable(f"the graph calls {parts[2]}::{parts[3]}, an operator defined by the file")
         raise Refused(f"the graph calls {name}, which is not an operation a fix may use")
     space, _, attr = name.rpartition(".")
@@ -204,7 +205,7 @@ def tensor_method(name: str) -> Callable[..., Any]:
     return call
 
 
-def rebuild(record: Any, custom_ops: bool, depth: int = 0) -> tuple[torch.fx.GraphModule, list[dict[str, Any]], set[str]]:
+def rebuild(record: Any, opaque_calls: bool, depth: int = 0) -> tuple[torch.fx.GraphModule, list[dict[str, Any]], set[str]]:
     """A GraphModule from a graph record, its top-level inputs, and every target name it calls."""
     if not isinstance(record, dict) or not isinstance(record.get("nodes"), list):
         raise Refused("a graph record that is not one")
@@ -229,13 +230,13 @@ def rebuild(record: Any, custom_ops: bool, depth: int = 0) -> tuple[torch.fx.Gra
                 target = entry.get("target")
                 if not isinstance(target, str) or not target.isidentifier() or target not in subgraphs:
                     raise Refused("a branch graph that is not in the record")
-                module, _, inner = rebuild(subgraphs[target], custom_ops, depth + 1)
+                module, _, inner = rebuild(subgraphs[target], opaque_calls, depth + 1)
                 called |= inner
                 root.add_module(target, module)
                 env[name] = graph.get_attr(target)
         elif op == "call_function":
             called.add(entry.get("target"))
-            fn = resolve(entry.get("target"), custom_ops)
+            fn = resolve(entry.get("target"), opaque_calls)
             env[name] = graph.call_function(fn, _decode(entry.get("args"), env), _decode(entry.get("kwargs"), env))
         elif op == "call_method":
             called.add(entry.get("target"))

@@ -111,8 +111,8 @@ def _graph_record(graph: engine.CapturedGraph) -> dict[str, Any]:
 
 
 def _parameters(entry: Any) -> list[str]:
-    try:
-        return list(inspect.signature(entry).parameters)
+    try:  # a module is called through its forward, whose frame Dynamo compiles
+        return list(inspect.signature(getattr(entry, "forward", entry) if isinstance(entry, torch.nn.Module) else entry).parameters)
     except (TypeError, ValueError):
         return []
 

@@ -1,0 +1,76 @@
+"""Submissions written to defeat the checker, not to fix anything: each ends in fail or error, and says why.
+
+Each file in tests/hostile/ is a real submission. The first kinds make the checked process's own report
+look right (fixed inputs reproduced, the recorder blinded from inside); the last kinds write that report
+themselves (forged result frames, with or without a graph). The grader's fresh draws, its replay of the
+recorded graphs and the tamper check's coverage of code objects and checker globals answer them.
+"""
+
+from pathlib import Path
+
+import pytest
+
+from checker.manifest import find_exercise
+from checker.report import ERROR, FAIL
+from checker.sandbox import Limits
+from checker.strict import check_file
+
+HOSTILE = Path(__file__).parent / "hostile"
+LIMITS = Limits(timeout=30, memory_mb=2048)
+
+
+def grade(name, exercise_id):
+    report = check_file(find_exercise(exercise_id), HOSTILE / name, LIMITS)
+    return report, {check.name: check for check in report.checks}
+
+
+def test_branch_chosen_by_call_count_fails():
+    report, checks = grade("call_count.py", "cond-on-input")
+    assert report.status == FAIL, report.to_dict()
+    assert checks["eager-matches"].status == FAIL or checks["compiled-matches"].status == FAIL
+    assert checks["replay-matches"].status == FAIL
+    assert "computes something else than the reference" in checks["replay-matches"].message
+
+
+def test_outputs_hard_coded_to_the_examples_fail():
+    report, checks = grade("hard_coded_outputs.py", "cond-on-input")
+    assert report.status == FAIL, report.to_dict()
+    assert checks["eager-matches"].status == FAIL
+    assert "a fresh draw of input" in checks["eager-matches"].message
+    assert checks["replay-matches"].status == FAIL
+
+
+def test_recorder_blinded_through_module_state_fails():
+    report, checks = grade("blind_module_state.py", "capture-item")
+    assert report.status == FAIL, report.to_dict()
+    assert "checker.engine._active" in checks["nothing-switched-off"].message
+    assert "split into several graphs" in checks["replay-matches"].message
+
+
+@pytest.mark.parametrize("name, swapped", [
+    ("swap_code_checker.py", "checker.engine.Recording.on_graph_break"),
+    ("swap_code_dynamo.py", "InstructionTranslatorBase.log_graph_break"),
+])
+def test_code_swapped_in_place_fails(name, swapped):
+    report, checks = grade(name, "capture-item")
+    assert report.status == FAIL, report.to_dict()
+    assert swapped in checks["nothing-switched-off"].message
+    assert "split into several graphs" in checks["replay-matches"].message
+
+
+@pytest.mark.parametrize("name, exercise_id", [
+    ("forged_frames_cond.py", "cond-on-input"),
+    ("forged_frames_print.py", "reorder-print"),
+])
+def test_forged_result_frames_fail(name, exercise_id):
+    report, checks = grade(name, exercise_id)
+    assert report.status in (FAIL, ERROR), report.to_dict()
+    assert checks["replay-matches"].status == FAIL
+    assert "no record of the graphs" in checks["replay-matches"].message
+
+
+def test_forged_graph_right_on_the_examples_only_fails():
+    report, checks = grade("forged_graph.py", "cond-on-input")
+    assert report.status in (FAIL, ERROR), report.to_dict()
+    assert checks["replay-matches"].status == FAIL
+    assert "computes something else than the reference" in checks["replay-matches"].message
