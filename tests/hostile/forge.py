@@ -15,7 +15,8 @@ from checker.manifest import build_call, find_exercise
 
 
 def write_only_pipes():
-    """Every write-only pipe this process holds, newest first: the result pipe is one of them."""
+    """Every write-only pipe this process holds that it did not inherit through exec (close-on-exec: made by
+    this Python process or its parent), newest first: the result pipe is one of them."""
     found = []
     for name in sorted(os.listdir("/proc/self/fd"), key=int, reverse=True):
         fd = int(name)
@@ -23,7 +24,8 @@ def write_only_pipes():
             target = os.readlink(f"/proc/self/fd/{name}")
         except OSError:
             continue
-        if fd > 2 and target.startswith("pipe:") and fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_WRONLY:
+        if (fd > 2 and target.startswith("pipe:") and not os.get_inheritable(fd)
+                and fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_WRONLY):
             found.append(fd)
     return found
 
