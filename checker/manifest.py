@@ -175,8 +175,8 @@ def build_value(value: Any, default_seed: int = 0) -> Any:
         tensor = getattr(torch, maker)(*value[maker], dtype=dtype)
     if "scale" in value:
         tensor = tensor * value["scale"]
-    if "shift" in value:
-        tensor = tensor + value["shift"]
+    if "shift" in value:  # a number, or a nested list of the tensor's shape (a fixed pattern)
+        tensor = tensor + torch.as_tensor(value["shift"], dtype=dtype)
     return tensor
 
 
