@@ -1,22 +1,27 @@
 """The grader's own run: the reference on the check's draws, and the replay of the submission's graphs.
 
-An audit runs in a sandboxed process forked from the grader after the checked process has ended. It
-never imports the learner's file: it imports the exercise's solution (course code) to compute the
-reference, draws the replay inputs from the replay seed (drawn by the grader once the trial was over),
-and rebuilds and replays the graphs the trial recorded (replay.py explains why that is the decisive
-check). It returns plain data, as every sandboxed job does.
+An audit runs after the checked process has ended, in the grader itself (`audit_here`) or, where the
+exercise's solution registers an operator that must not outlive the check, in a sandboxed process forked
+from the grader (`run_audit` as a job). Neither ever imports the learner's file: the audit imports the
+exercise's solution (course code) to compute the reference, draws the replay inputs from the replay
+seed (drawn by the grader once the trial was over), and rebuilds and replays the graphs the trial
+recorded (replay.py explains why that is the decisive check). It returns plain data.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
+import sys
+import time
 from collections.abc import Iterator
 from typing import Any
 
 import torch
 
-from checker import draws, replay
+from checker import draws, engine, replay, sandbox
 from checker.manifest import Exercise
-from checker.trial import TRIAL_MODES, run_trial
+from checker.trial import TRIAL_MODES, ProcessState, _plain, import_file
 
 REPLAY_DRAWS_PER_CASE = 2
 
@@ -30,27 +35,67 @@ def run_audit(exercise: Exercise, seed: draws.Seed, default_trial: Any) -> Itera
     """
     trial_draws = draws.draws(exercise, seed.trial)
     orders = {mode: draws.call_order(len(trial_draws), seed.trial, mode) for mode in TRIAL_MODES}
-    solution = str(exercise.solution_path)
-    in_default_order = [(trial_draws[i].args, trial_draws[i].kwargs) for i in orders["default"]]
-    reference = run_trial(exercise, solution, "eager", calls=in_default_order, watch=False)
     replay_draws = draws.draws(exercise, seed.replay, REPLAY_DRAWS_PER_CASE)
-    replayed = run_trial(exercise, solution, "eager", calls=[(d.args, d.kwargs) for d in replay_draws], watch=False)
-    for run in (reference, replayed):
-        if run.get("stage") != "done" or run["diagnosis"]["error"]:
-            yield {"stage": "broken", "problem": run}
-            return
+    try:
+        outputs, stdout = _reference(exercise, [trial_draws[i] for i in orders["default"]])
+        expected, _ = _reference(exercise, replay_draws)
+    except Exception as err:  # noqa: BLE001 - a reference that does not run is a broken course, said by the caller
+        yield {"stage": "broken", "problem": f"{type(err).__name__}: {err}"}
+        return
     by_draw: dict[int, Any] = {}
-    for draw, output in zip(orders["default"], reference["outputs"]):
+    for draw, output in zip(orders["default"], outputs):
         by_draw.setdefault(draw, output)
     yield {"stage": "done", "outputs": [by_draw[i] for i in range(len(trial_draws))],
-           "cases": [d.case for d in trial_draws], "stdout": reference["stdout"], "orders": orders}
+           "cases": [d.case for d in trial_draws], "stdout": stdout, "orders": orders}
     try:
-        yield judge(exercise, default_trial, orders["default"], trial_draws, replay_draws, replayed["outputs"])
+        yield judge(exercise, default_trial, orders["default"], trial_draws, replay_draws, expected)
     except replay.NotReplayable as err:
         yield {"status": "skip", "message": f"not applicable: {err}, and its graphs cannot be replayed without "
                "the file's own code; this verdict rests on the sandboxed run on fresh inputs"}
     except replay.Refused as err:
         yield {"status": "fail", "message": f"{err}."}
+
+
+def audit_here(exercise: Exercise, seed: draws.Seed, default_trial: Any) -> sandbox.Outcome:
+    """The audit in this process (the grader, which never imports learner code), as a sandbox outcome.
+
+    A fork per check would cost a quarter of the check again; the replay runs only allow-listed torch
+    operations on data, so what a recorded graph can still do here is waste time or memory. Settings
+    the reference or a replayed operation change (grad mode, configs, RNG) are put back.
+    """
+    started, results, state = time.monotonic(), [], ProcessState.save()
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            for part in run_audit(exercise, seed, default_trial):
+                results.append(part)
+    except Exception as err:  # noqa: BLE001 - whatever a recorded graph does here is a finding about it
+        results.append({"status": "fail", "message": f"the grader's replay of the graph stopped: "
+                        f"{type(err).__name__}: {str(err)[:300]}"})
+    finally:
+        state.restore()
+    return sandbox.Outcome(results=results, complete=len(results) == 2, output="", exit_code=0, signal_number=None,
+                           timed_out=False, seconds=time.monotonic() - started)
+
+
+_solutions: dict[str, Any] = {}  # exercise id -> the solution's entry, imported once per process
+
+
+def _reference(exercise: Exercise, calls: list[draws.Draw]) -> tuple[list[Any], str]:
+    """The solution's outputs, run eagerly on `calls`, and what it printed."""
+    if exercise.id not in _solutions:
+        state = ProcessState.save()  # what the solution sets at import stays out of everything else
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            module = import_file(str(exercise.solution_path), prefix="reference_")
+        sys.modules.pop(module.__name__, None)  # not where a checked process forked later would look
+        state.restore()
+        _solutions[exercise.id] = getattr(module, exercise.entry)
+    entry, printed, outputs = _solutions[exercise.id], io.StringIO(), []
+    with contextlib.redirect_stdout(printed), engine._set_stance("force_eager"):
+        for draw in calls:
+            args = tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in draw.args)
+            kwargs = {k: v.clone() if isinstance(v, torch.Tensor) else v for k, v in draw.kwargs.items()}
+            outputs.append(_plain(entry(*args, **kwargs)))
+    return outputs, printed.getvalue()
 
 
 def judge(exercise: Exercise, trial: Any, order: list[int], trial_draws: list[draws.Draw],
@@ -77,7 +122,7 @@ def judge(exercise: Exercise, trial: Any, order: list[int], trial_draws: list[dr
         try:
             if isinstance(record, dict) and "unreplayable" in record:
                 raise replay.NotReplayable(f"the graph holds {record['unreplayable']}")
-            rebuilt[graph_index] = replay.rebuild(record, exercise.opaque_calls)
+            rebuilt[graph_index] = replay.rebuild(record)
         except replay.NotReplayable as err:
             if exercise.opaque_calls:
                 raise
@@ -95,13 +140,16 @@ def judge(exercise: Exercise, trial: Any, order: list[int], trial_draws: list[dr
                     f"({_note(exercise, draw)})"}
         for graph_index, returned in sorted(pairs, key=repr):
             module, inputs, _ = rebuilt[graph_index]
-            values = replay.graph_inputs(inputs, parameters, draw.args, draw.kwargs)
+            values = [v.clone() if isinstance(v, torch.Tensor) else v
+                      for v in replay.graph_inputs(inputs, parameters, draw.args, draw.kwargs)]
             problem = _replay_one(exercise, module, values, returned, want)
             if problem:
                 return {"status": "fail", "message": f"the captured graph, replayed by the grader on an input drawn "
                         f"after your code had finished ({_note(exercise, draw)}), {problem}"}
             replayed += 1
     for graph_index, (module, inputs, _) in rebuilt.items():
+        if not replay.may_depend_on_data(records[graph_index]):
+            continue
         draw = next(d for d in replay_draws if any(g == graph_index for g, _ in claimed.get(draws.signature(d), ())))
         problem = _default_mode_problem(exercise, module, replay.graph_inputs(inputs, parameters, draw.args, draw.kwargs))
         if problem:
@@ -123,8 +171,6 @@ def _replay_one(exercise: Exercise, module: torch.fx.GraphModule, values: list[A
     outputs = outputs if isinstance(outputs, (list, tuple)) else (outputs,)
     if not isinstance(returned, int) or not 0 <= returned < len(outputs):
         return "does not return the function's result"
-    from checker.trial import _plain
-
     difference = output_difference(_plain(outputs[returned]), want, exercise.rtol, exercise.atol)
     return f"computes something else than the reference: {difference}" if difference else None
 

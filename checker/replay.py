@@ -57,7 +57,7 @@ _FUNCTION_SPACES = {
 _PRIVATE_ALLOWED = {"torch._C._set_grad_enabled"}
 _OPERATOR_ALLOWED = {
     "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "neg", "pos", "abs", "invert",
-    "and_", "or_", "xor", "not_", "lshift", "rshift", "eq", "ne", "lt", "le", "gt", "ge", "getitem", "truth",
+    "and_", "or_", "xor", "lshift", "rshift", "eq", "ne", "lt", "le", "gt", "ge", "getitem",
     "iadd", "isub", "imul", "itruediv",
 }
 # Anything that reads or writes outside the tensors it is given, seeds, or changes process settings.
@@ -168,7 +168,7 @@ def _encode(value: Any) -> Any:
 
 # --- in the grader's replay process: data to graphs --------------------------------------------------
 
-def resolve(name: str, opaque_calls: bool) -> Callable[..., Any]:
+def resolve(name: str) -> Callable[..., Any]:
     """The callable an allowed target name stands for; Refused (or NotReplayable: a learner's operator)."""
     if not isinstance(name, str):
         raise Refused("a call target that is not a name")
@@ -205,7 +205,7 @@ def tensor_method(name: str) -> Callable[..., Any]:
     return call
 
 
-def rebuild(record: Any, opaque_calls: bool, depth: int = 0) -> tuple[torch.fx.GraphModule, list[dict[str, Any]], set[str]]:
+def rebuild(record: Any, depth: int = 0) -> tuple[torch.fx.GraphModule, list[dict[str, Any]], set[str]]:
     """A GraphModule from a graph record, its top-level inputs, and every target name it calls."""
     if not isinstance(record, dict) or not isinstance(record.get("nodes"), list):
         raise Refused("a graph record that is not one")
@@ -230,13 +230,13 @@ def rebuild(record: Any, opaque_calls: bool, depth: int = 0) -> tuple[torch.fx.G
                 target = entry.get("target")
                 if not isinstance(target, str) or not target.isidentifier() or target not in subgraphs:
                     raise Refused("a branch graph that is not in the record")
-                module, _, inner = rebuild(subgraphs[target], opaque_calls, depth + 1)
+                module, _, inner = rebuild(subgraphs[target], depth + 1)
                 called |= inner
                 root.add_module(target, module)
                 env[name] = graph.get_attr(target)
         elif op == "call_function":
             called.add(entry.get("target"))
-            fn = resolve(entry.get("target"), opaque_calls)
+            fn = resolve(entry.get("target"))
             env[name] = graph.call_function(fn, _decode(entry.get("args"), env), _decode(entry.get("kwargs"), env))
         elif op == "call_method":
             called.add(entry.get("target"))
@@ -277,6 +277,26 @@ def _decode(value: Any, env: dict[str, torch.fx.Node]) -> Any:
     if kind == "tensor" and isinstance(inner, torch.Tensor):
         return inner
     raise Refused(f"a graph argument of kind {kind!r}")
+
+
+# Operations whose output shape or Python value depends on tensor data: a graph without any of them
+# needs no run on fake tensors (see audit.py), which costs more than the rest of the replay together.
+_DATA_DEPENDENT = {"item", "_local_scalar_dense", "tolist", "nonzero", "argwhere", "masked_select", "unique",
+                   "unique_consecutive", "repeat_interleave", "bincount", "histc", "nonzero_static"}
+_INDEXING = {"getitem", "setitem", "index", "index_put", "index_put_", "__getitem__", "__setitem__"}
+
+
+def may_depend_on_data(record: dict[str, Any]) -> bool:
+    """Whether a graph record holds an operation that default mode may break on for its data."""
+    for entry in record.get("nodes", ()):
+        name = str(entry.get("target", "")).split(".")
+        short = name[-2] if len(name) > 1 and name[0] == "torch" and name[1] == "ops" else name[-1]
+        args = (entry.get("args") or {}).get("tuple", [])
+        if short in _DATA_DEPENDENT or (short == "where" and len(args) == 1):
+            return True
+        if short in _INDEXING and len(args) > 1 and "'node'" in repr(args[1:]):
+            return True
+    return any(may_depend_on_data(sub) for sub in (record.get("subgraphs") or {}).values())
 
 
 def graph_inputs(inputs: list[dict[str, Any]], parameters: list[str], args: tuple[Any, ...],

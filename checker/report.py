@@ -92,6 +92,8 @@ def render_text(report: Report, colour: bool = False, book_url: str = "") -> str
     for check in sorted(report.checks, key=lambda c: c.status not in (FAIL, ERROR)):
         mark = paint(_MARKS[check.status], check.status, colour)
         lines.append(f" {mark} {check.name}: {_indent_rest(check.message)}")
+    if report.seed:
+        lines.append(paint(f"   inputs drawn with seed {report.seed} (--seed {report.seed} draws them again)", "dim", colour))
     if report.graph_breaks:
         lines.append("")
         lines.append(paint("Graph breaks", "bold", colour))
