@@ -37,7 +37,8 @@ from checker import engine, sandbox
 from checker.course import BOOK_URL
 from checker.manifest import Exercise, load_exercises
 from checker.report import ERROR, FAIL, PASS, Report, render_text
-from checker.strict import Trials, decide, error_report, reference_outcomes, trial_job, warm_up_with_references
+from checker import draws
+from checker.strict import Trials, error_report, finish, trial_job, warm_up_with_references
 
 NOT_SUBMITTED = "not submitted"
 FIRST_STUDENT_UID = 20000  # student n's checks run as uid FIRST_STUDENT_UID + n (grader running as root)
@@ -145,13 +146,11 @@ def grade_class(submissions: Path, out: Path, parallel: int = 2, limits: sandbox
         students = collect(submissions, exercises, staging)
         kept = [s for s in students if _load_previous(s, out, exercises)]
         todo = [s for s in students if s not in kept]
-        needed = [ex for ex in exercises if any(ex.id in student.files for student in todo)]
-        references = reference_outcomes(needed, limits, parallel)
-        _run(todo, exercises, references, out, parallel, limits, progress, finished=list(kept))
+        _run(todo, exercises, out, parallel, limits, progress, finished=list(kept))
     return ClassResult(students=students, exercises=exercises, skipped=len(kept), seconds=time.monotonic() - started)
 
 
-def _run(students: list[Student], exercises: list[Exercise], references: dict[str, sandbox.Outcome], out: Path,
+def _run(students: list[Student], exercises: list[Exercise], out: Path,
          parallel: int, limits: sandbox.Limits, progress, finished: list[Student]) -> None:
     by_id = {ex.id: ex for ex in exercises}
     # Byte-identical files (an unmodified exercise, a copied fix) are checked once: the checks are
@@ -167,11 +166,11 @@ def _run(students: list[Student], exercises: list[Exercise], references: dict[st
     distinct = Counter(exercise_id for exercise_id, _ in groups)
     warm_up_with_references([ex for ex in exercises if distinct[ex.id] >= WARM_UP_FROM])
     keys = list(groups)
-    jobs = []
-    for exercise_id, digest in keys:
+    jobs, seeds = [], [draws.fresh_seed() for _ in keys]
+    for (exercise_id, digest), seed in zip(keys, seeds):
         first = groups[(exercise_id, digest)][0]  # a group's file is checked as its first member's
         path = first.files[exercise_id]
-        jobs.append(trial_job(by_id[exercise_id], str(path), user=first.uid, workdir=str(path.parent)))
+        jobs.append(trial_job(by_id[exercise_id], str(path), seed, user=first.uid, workdir=str(path.parent)))
     counts = Counter({PASS: 0, FAIL: 0, ERROR: 0})
     total_submissions = sum(len(members) for members in groups.values())
     for student in students:  # students with nothing to run (no files, a damaged zip) finish at once
@@ -180,7 +179,9 @@ def _run(students: list[Student], exercises: list[Exercise], references: dict[st
     def on_done(index: int, outcome: sandbox.Outcome) -> None:
         key = keys[index]
         exercise, members = by_id[key[0]], groups[key]
-        report = decide(exercise, str(members[0].files[exercise.id]), Trials(outcome), references[exercise.id])
+        # The audit (reference and replay) runs once this file's trials have ended, with a replay seed
+        # drawn only now.
+        report = finish(exercise, str(members[0].files[exercise.id]), Trials(outcome), seeds[index], limits)
         for student in members:
             student.reports[exercise.id] = replace(report, file=f"{student.name}/{exercise.file}")
             counts[report.status] += 1

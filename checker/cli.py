@@ -69,6 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("id", help="exercise id (see `gbcheck list`) or its file name")
     check.add_argument("--file", type=Path, help="grade this file instead of exercises/<its file>")
     check.add_argument("--json", action="store_true", help="print one JSON object (a stable contract)")
+    check.add_argument("--seed", help="draw the inputs of an earlier check again (its report's seed)")
     _add_limits(check)
 
     hint = verbs.add_parser("hint", help="show the next hint for an exercise")
@@ -226,7 +227,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         find_course().require_editable(f"check {exercise.id}")
     path = args.file or exercise.exercise_path
     progress = Progress()
-    report = _grade(exercise, path, _limits(args), progress.hints_shown(exercise.id))
+    report = _grade(exercise, path, _limits(args), progress.hints_shown(exercise.id), _seed(args.seed))
     if args.file is None:
         progress.remember(exercise.id, file_digest(path), report.status)
     if args.json:
@@ -337,6 +338,8 @@ def cmd_reset(exercise_id: str) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    from checker import coverage
+
     exercises = load_exercises()
     if args.ids:
         exercises = [find_exercise(exercise_id, exercises) for exercise_id in args.ids]
@@ -350,7 +353,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         unfixed = _grade(ex, ex.original_path, _limits(args), 0)
         fixed = _grade(ex, ex.solution_path, _limits(args), 0)
         shown = sorted({gb["gb_id"] or gb["gb_type"] for gb in unfixed.graph_breaks})
-        problems = []
+        problems = coverage.draw_problems(ex, _limits(args))  # fresh draws reach every branch
         if ex.expected_break not in shown:
             problems.append(f"exercise shows {', '.join(shown) or 'no graph break'}, not {ex.expected_break}")
         if unfixed.status == PASS:
@@ -436,12 +439,24 @@ def cmd_gradescope_run(args: argparse.Namespace) -> int:
 
 # --- helpers ---------------------------------------------------------------------------------------
 
-def _grade(exercise: Exercise, path: Path, limits: Limits, hint_level: int):
+def _grade(exercise: Exercise, path: Path, limits: Limits, hint_level: int, seed=None):
     from checker import sandbox
     from checker.strict import check_file
 
     sandbox.prepare()
-    return check_file(exercise, path, limits, hint_level=hint_level)
+    return check_file(exercise, path, limits, hint_level=hint_level, seed=seed)
+
+
+def _seed(text: str | None):
+    """--seed as the checker's Seed; a malformed one is a usage error (ManifestError-like: exit 2)."""
+    from checker.draws import Seed
+
+    if text is None:
+        return None
+    try:
+        return Seed.parse(text)
+    except ValueError as err:
+        raise SystemExit(f"gbcheck: {err}") from None
 
 
 def _limits(args: argparse.Namespace | None = None) -> Limits:

@@ -65,6 +65,9 @@ class CapturedGraph:
     """One FX graph that Dynamo handed to the backend."""
 
     ops: tuple[str, ...]  # the operations it calls, in order
+    # The graph itself and the inputs Dynamo handed the backend (for the replay's record; not in to_dict)
+    module: Any = field(default=None, compare=False, repr=False)
+    example_inputs: tuple[Any, ...] = field(default=(), compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {"ops": list(self.ops)}
@@ -99,6 +102,9 @@ class Diagnosis:
     # and compile stances in force then: how a decorator such as config.patch shows itself.
     config_changed: list[str] = field(default_factory=list)
     stances: list[str] = field(default_factory=list)
+    # Per call that returned: the graphs (indices into `graphs`) it ran, and which output of its last
+    # graph is the value the call returned (None when no graph output is).
+    calls: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def op_count(self) -> int:
@@ -112,6 +118,7 @@ class Diagnosis:
             "graph_breaks": [gb.to_dict() for gb in self.graph_breaks],
             "config_changed": list(self.config_changed),
             "stances": list(self.stances),
+            "calls": [dict(call) for call in self.calls],
         }
 
     def summary(self) -> str:
@@ -141,13 +148,21 @@ class Recording:
         self.breaks: dict[tuple[str, str, int], GraphBreak] = {}
         self.config_changed: set[str] = set()
         self.stances: set[str] = set()
+        self.ran: list[tuple[int, Any]] = []  # (graph index, its outputs) for each graph run, in order
 
     def backend(self, gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Callable[..., Any]:
         ops = tuple(_op_name(node) for node in gm.graph.nodes
                     if node.op in ("call_function", "call_method", "call_module"))
-        self.graphs.append(CapturedGraph(ops=ops))
+        index = len(self.graphs)
+        self.graphs.append(CapturedGraph(ops=ops, module=gm, example_inputs=tuple(example_inputs)))
         self._note_compile_state()
-        return gm.forward
+        forward, ran = gm.forward, self.ran
+
+        def run(*args: Any) -> Any:
+            outputs = forward(*args)
+            ran.append((index, outputs))
+            return outputs
+        return run
 
     def on_graph_break(self, event: torch_support.BreakEvent) -> None:
         self._note_compile_state()
@@ -256,12 +271,24 @@ def diagnose(fn: Callable[..., Any], calls: Iterable[tuple[tuple[Any, ...], dict
             except Exception as err:  # the learner's error is data here, not a crash
                 diagnosis.error = call_error(err, focus_file)
                 break
+            finally:
+                ran, rec.ran[:] = list(rec.ran), []
+            if mode != "eager":
+                diagnosis.calls.append(_graphs_of_call(ran, diagnosis.outputs[-1]))
     _reset()
     diagnosis.graphs = rec.graphs
     diagnosis.graph_breaks = rec.graph_breaks()
     diagnosis.config_changed = sorted(rec.config_changed)
     diagnosis.stances = sorted(rec.stances)
     return diagnosis
+
+
+def _graphs_of_call(ran: list[tuple[int, Any]], returned: Any) -> dict[str, Any]:
+    """Which graphs one call ran, and which output of the last one it returned (by identity)."""
+    outputs = ran[-1][1] if ran else ()
+    position = next((i for i, out in enumerate(outputs if isinstance(outputs, (list, tuple)) else ())
+                     if out is returned), None)
+    return {"graphs": [index for index, _ in ran], "returned": position}
 
 
 def _merge_library_echoes(breaks: list[GraphBreak], focus_file: str | None) -> list[GraphBreak]:

@@ -9,14 +9,14 @@ and which folders are used is the course resolver's business (`checker.course`).
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from checker.course import Course, find_course
 
 CATEGORIES = ("incorrect-code", "data-dependent", "printing-logging", "dynamic-shapes", "untraceable-calls", "capstone")
-TENSOR_MAKERS = ("randn", "rand", "ones", "zeros", "arange", "tensor")
+TENSOR_MAKERS = ("randn", "rand", "ones", "zeros", "arange", "tensor", "randint", "bernoulli")
 DTYPES = ("float32", "float64", "int64", "int32", "bool")
 
 
@@ -31,6 +31,10 @@ class InputCase:
     args: tuple[Any, ...]
     kwargs: dict[str, Any]
     note: str = ""  # which branch of the original this input exercises
+    # Generators of fresh draws, per argument (checker/draws.py); an argument without one is drawn from
+    # its example spec with a new seed (random specs) or kept as it is (literals).
+    draw_args: tuple[Any, ...] = ()
+    draw_kwargs: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -58,6 +62,13 @@ class Exercise:
     solution_file: str = ""  # the reference fix under solutions/, when a variant names another than `file`
     skip: str = ""  # why this exercise cannot be done on the installed torch; empty when it can
     applied: tuple[str, ...] = ()  # the conditions of the variants applied, e.g. "torch without GB7000"
+    # Graph operations the fix must not contain (matched against each captured node's target name,
+    # e.g. "nonzero", "item"), beyond the data-dependent operations the replay refuses anyway.
+    forbidden_ops: tuple[str, ...] = ()
+    # The fix calls code of the learner's file from inside the graph (a torch.library operator, a
+    # nonstrict_trace function): its graphs cannot be replayed without that code, so the verdict rests on
+    # the sandboxed run on fresh inputs (the report says so). Elsewhere such a graph fails the replay.
+    opaque_calls: bool = False
     # Where its files are, set by load_exercises from the course it was loaded for.
     exercise_path: Path = Path()  # the learner's copy (what `gbcheck check ID` grades)
     original_path: Path = Path()  # the file as shipped (what `reset` restores and `verify` checks)
@@ -155,7 +166,8 @@ def _located(exercise: Exercise, course: Course) -> Exercise:
 
 
 _REQUIRED = ("id", "title", "file", "entry", "chapter", "category", "points", "expected_break", "hints", "inputs")
-_OPTIONAL = ("fails_eagerly", "allowed_config", "same_stdout", "rtol", "atol", "task", "variant")
+_OPTIONAL = ("fails_eagerly", "allowed_config", "same_stdout", "rtol", "atol", "task", "forbidden_ops", "opaque_calls",
+             "variant")
 _VARIANT_CHANGES = ("expected_break", "allowed_config", "solution", "hints", "skip")
 
 
@@ -175,6 +187,7 @@ def _exercise_from_table(table: dict[str, Any]) -> Exercise:
     fields = {key: table[key] for key in _REQUIRED + _OPTIONAL if key in table and key != "variant"}
     fields.update(hints=tuple(table["hints"]), inputs=inputs,
                   allowed_config=tuple(table.get("allowed_config", ())),
+                  forbidden_ops=tuple(table.get("forbidden_ops", ())),
                   variants=tuple(_variant_from_table(name, variant) for variant in table.get("variant", ())))
     return Exercise(**fields)
 
@@ -202,17 +215,24 @@ def _variant_from_table(name: str, table: dict[str, Any]) -> Variant:
 def _input_from_table(name: str, case: dict[str, Any]) -> InputCase:
     args = tuple(case.get("args", ()))
     kwargs = dict(case.get("kwargs", {}))
-    for value in (*args, *kwargs.values()):
-        if isinstance(value, dict):
+    draw = case.get("draw", {})
+    unknown = set(case) - {"args", "kwargs", "note", "draw"}
+    if unknown or set(draw) - {"args", "kwargs"}:
+        raise ManifestError(f"exercise {name}: unknown input keys {sorted(unknown | (set(draw) - {'args', 'kwargs'}))}")
+    draw_args, draw_kwargs = tuple(draw.get("args", ())), dict(draw.get("kwargs", {}))
+    if len(draw_args) > len(args) or set(draw_kwargs) - set(kwargs):
+        raise ManifestError(f"exercise {name}: a draw generator for an argument the input does not have")
+    for value in (*args, *kwargs.values(), *draw_args, *draw_kwargs.values()):
+        if isinstance(value, dict) and value:
             _validate_tensor_spec(name, value)
-    return InputCase(args=args, kwargs=kwargs, note=case.get("note", ""))
+    return InputCase(args=args, kwargs=kwargs, note=case.get("note", ""), draw_args=draw_args, draw_kwargs=draw_kwargs)
 
 
 def _validate_tensor_spec(name: str, spec: dict[str, Any]) -> None:
     makers = [key for key in spec if key in TENSOR_MAKERS]
     if len(makers) != 1:
         raise ManifestError(f"exercise {name}: a tensor input needs exactly one of {TENSOR_MAKERS}, got {spec}")
-    extra = set(spec) - set(TENSOR_MAKERS) - {"seed", "scale", "shift", "dtype"}
+    extra = set(spec) - set(TENSOR_MAKERS) - {"seed", "scale", "shift", "dtype", "low", "high", "exclude", "p"}
     if extra:
         raise ManifestError(f"exercise {name}: unknown tensor-spec keys {sorted(extra)}")
     if spec.get("dtype", "float32") not in DTYPES:
@@ -235,13 +255,16 @@ def build_value(value: Any, default_seed: int = 0) -> Any:
         tensor = torch.randn(*value["randn"], generator=generator, dtype=dtype)
     elif "rand" in value:
         tensor = torch.rand(*value["rand"], generator=generator, dtype=dtype)
+    elif "randint" in value or "bernoulli" in value:
+        from checker.draws import build_draw  # generators of fresh draws; seeded like the other makers
+        return build_draw(value, int(value.get("seed", default_seed)))
     else:  # ones / zeros
         maker = "ones" if "ones" in value else "zeros"
         tensor = getattr(torch, maker)(*value[maker], dtype=dtype)
     if "scale" in value:
         tensor = tensor * value["scale"]
-    if "shift" in value:
-        tensor = tensor + value["shift"]
+    if "shift" in value:  # a number, or a nested list of the tensor's shape (a fixed pattern)
+        tensor = tensor + torch.as_tensor(value["shift"], dtype=dtype)
     return tensor
 
 

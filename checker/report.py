@@ -42,6 +42,7 @@ class Report:
     hint: str = ""  # the exercise's next hint, when not passing
     chapter: str = ""  # the book page to read
     output: str = ""  # what the file printed (stdout and stderr), for the learner's eyes only
+    seed: str = ""  # the check's seed ("TRIAL-REPLAY"): `gbcheck check --seed` draws the same inputs again
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -56,6 +57,7 @@ class Report:
             "hint": self.hint,
             "chapter": self.chapter,
             "output": self.output,
+            "seed": self.seed,
         }
 
     @property
@@ -90,6 +92,8 @@ def render_text(report: Report, colour: bool = False, book_url: str = "") -> str
     for check in sorted(report.checks, key=lambda c: c.status not in (FAIL, ERROR)):
         mark = paint(_MARKS[check.status], check.status, colour)
         lines.append(f" {mark} {check.name}: {_indent_rest(check.message)}")
+    if report.seed:
+        lines.append(paint(f"   inputs drawn with seed {report.seed} (--seed {report.seed} draws them again)", "dim", colour))
     if report.graph_breaks:
         lines.append("")
         lines.append(paint("Graph breaks", "bold", colour))

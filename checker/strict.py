@@ -10,8 +10,18 @@ A file passes an exercise only when every named check passes:
                         no replaced torch function
   prints-preserved      (exercises that keep their logging) compiled code prints what the reference does
 
-The three modes run one after the other in one sandboxed child (see trial.run_trials), each on a fresh
-import. The reference is the exercise's solution run eagerly, computed once per grader process.
+  replay-matches        the graphs the function was compiled to, rebuilt and replayed by the grader on
+                        inputs drawn after the checked process ended, compute the reference
+
+Whose word counts. The three modes run one after the other in one sandboxed child (see trial.run_trials),
+each on a fresh import, on inputs drawn fresh for this check and called in an order of their own per
+mode (draws.py). Everything that child reports is written by a process that ran the learner's code, so
+a determined file can fake it: the first six checks tell an honest learner what went wrong, but none of
+them alone is trusted for a pass. The decisive fact is established by the grader itself: after the child
+has ended, it draws a replay seed, and a second sandboxed process that never imports the learner's file
+(audit.py) computes the reference and replays the recorded graphs on the new draws (replay.py says how,
+and what a submission can still do). A pass needs every check, the replay included; where the graph
+calls the learner's own operator the replay cannot apply, and the report says so.
 """
 
 from __future__ import annotations
@@ -25,7 +35,8 @@ from typing import Any
 
 import torch
 
-from checker import engine, registry, sandbox
+from checker import draws, engine, registry, sandbox
+from checker.audit import audit_here, run_audit
 from checker.manifest import Exercise
 from checker.report import ERROR, FAIL, PASS, SKIP, CheckResult, Report
 from checker.trial import TRIAL_MODES, ProcessState, run_trial, run_trials
@@ -42,43 +53,32 @@ class Trials:
         return self.outcome.results[index] if index < len(self.outcome.results) else None
 
 
-def trial_job(exercise: Exercise, path: str, user: int | None = None, workdir: str | None = None) -> sandbox.Job:
-    """The sandbox job that runs every mode's trial of one file."""
-    return sandbox.Job(lambda: run_trials(exercise, path), user=user, workdir=workdir, results=len(TRIAL_MODES))
+def trial_job(exercise: Exercise, path: str, seed: int, user: int | None = None,
+              workdir: str | None = None) -> sandbox.Job:
+    """The sandbox job that runs every mode's trial of one file on the draws of the trial seed."""
+    return sandbox.Job(lambda: run_trials(exercise, path, seed), user=user, workdir=workdir, results=len(TRIAL_MODES))
 
 
-_references: dict[str, sandbox.Outcome] = {}
+def audit_job(exercise: Exercise, seed: draws.Seed, trials: Trials) -> sandbox.Job:
+    """The grader's own run (audit.py), forked from the grader: it never imports the learner's file."""
+    default = trials.payload("default")
+    return sandbox.Job(lambda: run_audit(exercise, seed, default), results=2)
 
 
-def reference_job(exercise: Exercise) -> Callable[[], Any]:
-    """The reference: the exercise's solution run eagerly."""
-    return lambda: run_trial(exercise, str(exercise.solution_path), "eager")
+def finish(exercise: Exercise, path: str, trials: Trials, trial_seed: int, limits: sandbox.Limits,
+           hint_level: int = 0, replay_seed: int | None = None) -> Report:
+    """After the trials have ended: draw the replay seed, audit, decide."""
+    seed = draws.Seed(trial_seed, draws.fresh_seed() if replay_seed is None else replay_seed)
+    if exercise.opaque_calls:  # its solution registers an operator: kept out of the grader (see warm-up)
+        audit = sandbox.run_job(audit_job(exercise, seed, trials), limits)
+    else:
+        audit = audit_here(exercise, seed, trials.payload("default"))
+    return decide(exercise, path, trials, audit, hint_level, seed)
 
 
 def reference_outcome(exercise: Exercise, limits: sandbox.Limits) -> sandbox.Outcome:
-    """The reference outcome, computed once per grader process."""
-    return reference_outcomes([exercise], limits)[exercise.id]
-
-
-def reference_outcomes(exercises: list[Exercise], limits: sandbox.Limits,
-                       parallel: int = 1) -> dict[str, sandbox.Outcome]:
-    """Every exercise's reference outcome, those not yet known computed `parallel` at a time.
-
-    A reference that does not run means a broken course install, not a learner's mistake: RuntimeError.
-    """
-    missing = [ex for ex in exercises if ex.id not in _references]
-    for ex, outcome in zip(missing, sandbox.run_jobs([reference_job(ex) for ex in missing], limits, parallel)):
-        _reference_result(ex, outcome)
-        _references[ex.id] = outcome
-    return {ex.id: _references[ex.id] for ex in exercises}
-
-
-def _reference_result(exercise: Exercise, reference: sandbox.Outcome) -> dict[str, Any]:
-    """The reference's trial; RuntimeError when it did not run (a broken course install)."""
-    if reference.payload is None or reference.payload.get("stage") != "done":
-        raise RuntimeError(f"the reference solution of {exercise.id} does not run: "
-                           f"{reference.problem or reference.payload}\n{reference.output}")
-    return reference.payload
+    """The solution run eagerly on the manifest's example inputs (a course check, not a grading one)."""
+    return sandbox.run_job(lambda: run_trial(exercise, str(exercise.solution_path), "eager", watch=False), limits)
 
 
 def warm_up_with_references(exercises: list[Exercise]) -> None:
@@ -102,21 +102,18 @@ def warm_up_with_references(exercises: list[Exercise]) -> None:
 
 
 def check_file(exercise: Exercise, path: str | os.PathLike, limits: sandbox.Limits = sandbox.Limits(),
-               parallel: int = 2, hint_level: int = 0) -> Report:
-    """Grade one file against one exercise: run the trials, then decide."""
+               parallel: int = 2, hint_level: int = 0, seed: draws.Seed | None = None) -> Report:
+    """Grade one file against one exercise: run the trials, then audit and decide. `seed` repeats a check."""
     path = os.path.abspath(path)
     if exercise.skip:
         return skipped_report(exercise, path)
     if not os.path.isfile(path):
         return error_report(exercise, path, f"There is no file at {path}.")
     engine.warm_up()
-    jobs: list[sandbox.Job | Callable[[], Any]] = [trial_job(exercise, path)]
-    if exercise.id not in _references:  # first time: the reference runs alongside the trials
-        jobs.append(reference_job(exercise))
-    outcomes = sandbox.run_jobs(jobs, limits, parallel)
-    if len(outcomes) > 1:
-        _references[exercise.id] = outcomes.pop()
-    return decide(exercise, path, Trials(outcomes[0]), _references[exercise.id], hint_level)
+    trial_seed = draws.fresh_seed() if seed is None else seed.trial
+    outcome = sandbox.run_job(trial_job(exercise, path, trial_seed), limits)
+    return finish(exercise, path, Trials(outcome), trial_seed, limits, hint_level,
+                  None if seed is None else seed.replay)
 
 
 def error_report(exercise: Exercise, path: str, message: str) -> Report:
@@ -132,15 +129,38 @@ def skipped_report(exercise: Exercise, path: str) -> Report:
                   graph_breaks=(), message=message, file=path, points=0, max_points=0, chapter=exercise.chapter)
 
 
-def decide(exercise: Exercise, path: str, trials: Trials, reference: sandbox.Outcome, hint_level: int = 0) -> Report:
-    """Turn trial outcomes into named checks and a verdict. Pure: no processes, no I/O."""
-    ref = _reference_result(exercise, reference)
+def decide(exercise: Exercise, path: str, trials: Trials, audit: sandbox.Outcome, hint_level: int = 0,
+           seed: draws.Seed | None = None) -> Report:
+    """Turn trial and audit outcomes into named checks and a verdict. Pure: no processes, no I/O."""
+    ref = _audited_reference(exercise, audit)
+    try:
+        return _decide(exercise, path, trials, ref, audit, hint_level, seed)
+    except (KeyError, TypeError, IndexError, AttributeError, ValueError) as err:
+        message = (f"The checked process sent back results the checker did not write ({type(err).__name__}: "
+                   f"{err}): no verdict can rest on them.")
+        check = CheckResult("replay-matches", FAIL, message)
+        return Report(id=exercise.id, status=FAIL, checks=(check,), graph_breaks=(), message=message, file=path,
+                      points=0, max_points=exercise.points, hint=exercise.hints[0], chapter=exercise.chapter,
+                      output=trials.outcome.output, seed=str(seed or ""))
+
+
+def _audited_reference(exercise: Exercise, audit: sandbox.Outcome) -> dict[str, Any]:
+    """The reference on the check's draws; RuntimeError when it did not run (a broken course install)."""
+    first = audit.results[0] if audit.results else None
+    if not isinstance(first, dict) or first.get("stage") != "done":
+        raise RuntimeError(f"the reference solution of {exercise.id} does not run: "
+                           f"{audit.problem or (first or {}).get('problem')}\n{audit.output}")
+    return first
+
+
+def _decide(exercise: Exercise, path: str, trials: Trials, ref: dict[str, Any], audit: sandbox.Outcome,
+            hint_level: int, seed: draws.Seed | None) -> Report:
     eager, fullgraph, default = (trials.payload(mode) for mode in TRIAL_MODES)
     checks: list[CheckResult] = []
 
     eager_problem = _problem(trials, "eager")
     checks.append(CheckResult("eager-runs", ERROR, eager_problem) if eager_problem
-                  else CheckResult("eager-runs", PASS, f"runs without torch.compile on all {len(exercise.inputs)} inputs"))
+                  else CheckResult("eager-runs", PASS, f"runs without torch.compile on {len(ref['outputs'])} fresh inputs"))
     checks.append(_compare("eager-matches", exercise, eager, ref) if not eager_problem
                   else CheckResult("eager-matches", SKIP, "needs the code to run eagerly first"))
     checks.append(_fullgraph_check(trials))
@@ -149,6 +169,7 @@ def decide(exercise: Exercise, path: str, trials: Trials, reference: sandbox.Out
     checks.append(_tamper_check(trials))
     if exercise.same_stdout:
         checks.append(_prints_check(default, ref))
+    checks.append(_replay_check(trials, audit))
 
     breaks = _graph_breaks(default, fullgraph)
     status = ERROR if any(c.status == ERROR for c in checks) else FAIL if any(c.status == FAIL for c in checks) else PASS
@@ -157,7 +178,7 @@ def decide(exercise: Exercise, path: str, trials: Trials, reference: sandbox.Out
         id=exercise.id, status=status, checks=tuple(checks), graph_breaks=tuple(breaks),
         message=_summary(exercise, status, checks, breaks), file=path,
         points=exercise.points if status == PASS else 0, max_points=exercise.points, hint=hint,
-        chapter=exercise.chapter, output=_learner_output(trials),
+        chapter=exercise.chapter, output=_learner_output(trials), seed=str(seed or ""),
     )
 
 
@@ -238,16 +259,20 @@ def _compiled_matches(exercise: Exercise, trials: Trials, ref: dict[str, Any]) -
 
 def _compare(name: str, exercise: Exercise, payload: dict[str, Any], ref: dict[str, Any],
              label: str = "eager") -> CheckResult:
-    outputs, expected = payload["outputs"], ref["outputs"]
+    """The mode's outputs, call by call in its own order, against the reference on the same draws."""
+    outputs, order = payload["outputs"], ref["orders"][payload["mode"]]
+    expected = [ref["outputs"][draw] for draw in order]
     for index, (got, want) in enumerate(zip(outputs, expected)):
         difference = output_difference(got, want, exercise.rtol, exercise.atol)
         if difference:
-            note = exercise.inputs[index].note
-            which = f"input {index + 1}" + (f" ({note})" if note else "")
+            case = ref["cases"][order[index]]
+            note = exercise.inputs[case].note
+            which = f"call {index + 1}, a fresh draw of input {case + 1}" + (f" ({note})" if note else "")
             return CheckResult(name, FAIL, f"the {label} output differs from the reference on {which}: {difference}")
     if len(outputs) != len(expected):
         return CheckResult(name, FAIL, f"{len(outputs)} of {len(expected)} calls returned")
-    return CheckResult(name, PASS, f"{label} output equals the reference on all {len(expected)} inputs")
+    return CheckResult(name, PASS, f"{label} output equals the reference on all {len(expected)} calls "
+                       "(fresh inputs, in an order of this mode's own)")
 
 
 def output_difference(got: Any, want: Any, rtol: float, atol: float) -> str | None:
@@ -287,6 +312,18 @@ def _tamper_check(trials: Trials) -> CheckResult:
     if not any(trials.payload(m) and trials.payload(m)["stage"] == "done" for m in TRIAL_MODES):
         return CheckResult("nothing-switched-off", SKIP, "needs the code to run first")
     return CheckResult("nothing-switched-off", PASS, "compiler, stance and config untouched (beyond what is allowed)")
+
+
+def _replay_check(trials: Trials, audit: sandbox.Outcome) -> CheckResult:
+    default = trials.payload("default")
+    if default is None or default.get("stage") != "done" or default["diagnosis"]["error"]:
+        return CheckResult("replay-matches", SKIP, "needs the function to compile and run first")
+    verdict = audit.results[1] if len(audit.results) > 1 else None
+    if not isinstance(verdict, dict):
+        return CheckResult("replay-matches", FAIL, "the grader could not replay the captured graphs: "
+                           f"{audit.problem or 'the replay sent back nothing'}")
+    status = verdict.get("status") if verdict.get("status") in (PASS, FAIL, SKIP) else FAIL
+    return CheckResult("replay-matches", status, str(verdict.get("message", "")))
 
 
 def _prints_check(default: dict[str, Any] | None, ref: dict[str, Any]) -> CheckResult:
@@ -329,8 +366,8 @@ def _graph_breaks(default: dict[str, Any] | None, fullgraph: dict[str, Any] | No
 
 def _summary(exercise: Exercise, status: str, checks: list[CheckResult], breaks: list[dict[str, Any]]) -> str:
     if status == PASS:
-        return (f"Fixed: one graph under fullgraph=True, no graph breaks in default mode, and the same results "
-                f"as the reference on all {len(exercise.inputs)} inputs.")
+        return ("Fixed: one graph under fullgraph=True, no graph breaks in default mode, and the same results "
+                "as the reference on fresh inputs, the grader's own replay of the graph included.")
     first = next(c for c in checks if c.status in (ERROR, FAIL))
     if first.name in ("fullgraph-compiles", "no-graph-breaks") and breaks:
         gb = breaks[0]

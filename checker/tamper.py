@@ -3,6 +3,16 @@
 Taken before the learner's file is imported, a `Snapshot` records the identity of every function and
 class in the modules the check relies on, the compile stance, and torch._dynamo.config. Compared after
 the run, any replaced function, changed stance or config key the exercise does not allow is a finding.
+
+Identity alone misses a function changed in place, so for every Python function in those namespaces
+(and every method of the watched classes and of the checker's own classes) it also records the code
+object, the defaults and what each closure cell holds: swapping `__code__`, or a cell's contents, is a
+finding too. Of the checker's own modules it records every global, not only the callables: replacing a
+module-level list or dict the recorder reads is as much a patch as replacing a function.
+
+This is a check against honest mistakes and casual cheats, run inside the checked process: code written
+to attack it can still reach what no snapshot covers (an object's attributes deep inside Dynamo, the
+interpreter itself). The verdict does not rest on it alone: see replay.py.
 """
 
 from __future__ import annotations
@@ -11,6 +21,7 @@ import builtins
 import importlib
 import logging
 import sys
+import types
 import warnings
 from dataclasses import dataclass
 from typing import Any
@@ -27,10 +38,47 @@ WATCHED_MODULES = (
     "torch._dynamo.symbolic_convert", "torch._dynamo.output_graph", "torch._dynamo.utils",
     "torch._dynamo.exc", "torch._dynamo.trace_rules", "torch._dynamo.decorators", "torch.fx",
     "torch.testing", "builtins", "warnings", "logging", "io", "os",
-    "checker.engine", "checker.manifest", "checker.sandbox", "checker.trial", "checker.tamper",
+    "checker.engine", "checker.manifest", "checker.sandbox", "checker.trial", "checker.tamper", "checker.draws",
+    "checker.replay",
 )
 WATCHED_CLASSES = (torch.Tensor, torch._C.TensorBase, torch.nn.Module, torch.fx.GraphModule,
                    symbolic_convert.InstructionTranslatorBase, logging.Logger)
+
+
+CHECKER_MODULES = tuple(name for name in WATCHED_MODULES if name.startswith("checker."))
+
+
+def _function_state(value: Any) -> tuple[int, ...] | None:
+    """What a function is made of besides its identity: code, defaults, closure contents (ids)."""
+    if isinstance(value, (staticmethod, classmethod, types.MethodType)):
+        value = value.__func__
+    if not isinstance(value, types.FunctionType):
+        return None
+    code = value.__code__
+    cells = []
+    for cell in value.__closure__ or ():
+        try:
+            cells.append(id(cell.cell_contents))
+        except ValueError:  # an empty cell
+            cells.append(0)
+    return (id(code), id(value.__defaults__), id(value.__kwdefaults__), *cells)
+
+
+def _functions(namespace: dict[str, Any], prefix: str) -> dict[str, tuple[int, ...]]:
+    """Every function of a namespace, and the methods of the checker's classes in it, by dotted name."""
+    states = {}
+    for name, value in namespace.items():
+        if name.startswith("__"):
+            continue
+        state = _function_state(value)
+        if state is not None:
+            states[f"{prefix}.{name}"] = state
+        elif isinstance(value, type) and value.__module__.startswith("checker."):
+            for member, inner in vars(value).items():
+                inner_state = _function_state(inner)
+                if inner_state is not None:
+                    states[f"{prefix}.{name}.{member}"] = inner_state
+    return states
 
 
 def _namespaces() -> dict[str, dict[str, Any]]:
@@ -47,20 +95,25 @@ class Snapshot:
     class_members: dict[str, set[str]]  # every attribute of the watched classes: an added method is a patch too
     config: dict[str, Any]
     stance: str
+    functions: dict[str, tuple[int, ...]]  # dotted name -> code, defaults and closure contents (ids)
+    checker_globals: dict[str, dict[str, int]]  # checker module -> global name -> id() of its value
 
     @classmethod
     def take(cls) -> Snapshot:
         # Plain ids and names, no strings built per entry: a check compares against this once per mode,
         # in a child where every object touched costs a copied page.
-        identities, class_members = {}, {}
+        identities, class_members, functions = {}, {}, {}
         for space, namespace in _namespaces().items():
             identities[space] = {name: id(value) for name, value in namespace.items()
                                  if callable(value) and not name.startswith("__")}
+            functions.update(_functions(namespace, space))
         for klass in WATCHED_CLASSES:
             space = f"{klass.__module__}.{klass.__qualname__}"
             class_members[space] = set(vars(klass))
+        checker_globals = {name: {key: id(value) for key, value in vars(sys.modules[name]).items()
+                                  if not key.startswith("__")} for name in CHECKER_MODULES}
         return cls(identities=identities, class_members=class_members, config=engine.config_snapshot(),
-                   stance=eval_frame._stance.stance)
+                   stance=eval_frame._stance.stance, functions=functions, checker_globals=checker_globals)
 
     def findings(self, allowed_config: tuple[str, ...], entry: Any,
                  config_changed_while_compiling: list[str] = (), stances_while_compiling: list[str] = ()) -> list[str]:
@@ -74,10 +127,18 @@ class Snapshot:
                     replaced.add(f"{space}.{name}")
             if space in self.class_members:
                 replaced |= {f"{space}.{name}" for name in set(namespace) - self.class_members[space]}
+            now = _functions(namespace, space)
+            replaced |= {name for name, state in self.functions.items()
+                         if name.startswith(space + ".") and name in now and now[name] != state}
+        for module, saved in self.checker_globals.items():
+            namespace = vars(sys.modules[module])
+            replaced |= {f"{module}.{key}" for key, ident in saved.items()
+                         if key not in namespace or id(namespace[key]) != ident}
+            replaced |= {f"{module}.{key}" for key in namespace if key not in saved and not key.startswith("__")}
         replaced = sorted(replaced)
         if replaced:
             shown = ", ".join(replaced[:5]) + (f" and {len(replaced) - 5} more" if len(replaced) > 5 else "")
-            found.append(f"replaced or removed functions the check relies on: {shown}")
+            found.append(f"replaced, changed or removed functions and objects the check relies on: {shown}")
         changed = (engine.config_differences(self.config) | set(config_changed_while_compiling)) - set(allowed_config)
         if changed:
             allowed = ", ".join(allowed_config) or "none"

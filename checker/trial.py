@@ -1,9 +1,11 @@
 """Trials: what runs inside a sandboxed child to examine a file.
 
-`run_trial` imports the file fresh, runs its entry on every input of the exercise in one mode (eager,
-default or fullgraph) through the engine, and returns plain data: the engine's account, the outputs
-(tensors and plain values only), what was printed during the calls, and tampering findings. The grader
-turns trials into a verdict; nothing here decides pass or fail.
+`run_trial` imports the file fresh, runs its entry on the calls it is given (by default the exercise's
+example inputs) in one mode (eager, default or fullgraph) through the engine, and returns plain data: the
+engine's account, the outputs (tensors and plain values only), what was printed during the calls, and
+tampering findings; in default mode also the captured graphs as records the grader can replay
+(replay.py). The grader turns trials into a verdict; nothing here decides pass or fail, and nothing here
+is trusted by the grader beyond what it can check for itself.
 
 `run_trials` runs every mode in one child, one after the other: about two thirds the cost of a child per
 mode, as the later modes find Dynamo warm. Each mode starts as a fresh child would: the file is imported again,
@@ -15,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import importlib.util
+import inspect
 import io
 import logging
 import os
@@ -32,27 +35,38 @@ import torch._functorch.config
 import torch.fx.experimental._config
 from torch._dynamo import eval_frame
 
-from checker import engine, tamper
+from checker import draws, engine, replay, tamper
 from checker.manifest import Exercise, build_call
 
 
 TRIAL_MODES = ("eager", "fullgraph", "default")  # eager first: its output is the one a learner is shown
 
 
-def run_trials(exercise: Exercise, path: str) -> Iterator[dict[str, Any]]:
-    """Examine `path` in every mode of TRIAL_MODES, in order, in this process; yields each trial."""
+def run_trials(exercise: Exercise, path: str, seed: int) -> Iterator[dict[str, Any]]:
+    """Examine `path` in every mode of TRIAL_MODES, in order, in this process; yields each trial.
+
+    Every mode calls the fresh draws of `seed` (draws.py), each mode in an order of its own.
+    """
     snapshot = tamper.Snapshot.take()  # before any learner code runs: every mode is judged against it
+    fresh = draws.draws(exercise, seed)  # built before any learner code runs too
+    orders = {mode: draws.call_order(len(fresh), seed, mode) for mode in TRIAL_MODES}
     state = ProcessState.save()
     for mode in TRIAL_MODES:
         state.restore()
-        trial = run_trial(exercise, path, mode, snapshot)
+        calls = [(fresh[i].args, fresh[i].kwargs) for i in orders[mode]]
+        trial = run_trial(exercise, path, mode, snapshot, calls)
         trial["output_end"] = _output_position()
         yield trial
 
 
-def run_trial(exercise: Exercise, path: str, mode: str, snapshot: tamper.Snapshot | None = None) -> dict[str, Any]:
-    """Examine `path` in `mode`; returns a dict of plain values and tensors (see module docstring)."""
-    snapshot = snapshot or tamper.Snapshot.take()  # before any learner code runs
+def run_trial(exercise: Exercise, path: str, mode: str, snapshot: tamper.Snapshot | None = None,
+              calls: list[tuple[tuple[Any, ...], dict[str, Any]]] | None = None,
+              watch: bool = True) -> dict[str, Any]:
+    """Examine `path` in `mode`; returns a dict of plain values and tensors (see module docstring).
+
+    `watch=False` (course code only: the reference) skips the tamper snapshot and the graph records.
+    """
+    snapshot = snapshot or (tamper.Snapshot.take() if watch else None)  # before any learner code runs
     try:
         module = import_file(path)
     except BaseException as err:  # noqa: BLE001 - a broken file is a result, including SystemExit
@@ -63,15 +77,19 @@ def run_trial(exercise: Exercise, path: str, mode: str, snapshot: tamper.Snapsho
         return {"mode": mode, "stage": "entry",
                 "error": {"type": "MissingEntry", "message": f"`{exercise.entry}` {found} in the file.",
                           "filename": path, "line": None, "source_line": ""}}
-    calls = [build_call(case, index) for index, case in enumerate(exercise.inputs)]
+    if calls is None:
+        calls = [build_call(case, index) for index, case in enumerate(exercise.inputs)]
+    calls = [(tuple(_fresh_copy(a) for a in args), {k: _fresh_copy(v) for k, v in kwargs.items()})
+             for args, kwargs in calls]  # a function that changes its inputs in place changes no other mode's
     printed = io.StringIO()
     try:
         with contextlib.redirect_stdout(_Tee(printed, sys.stdout)):
-            diagnosis = engine.diagnose(entry, calls, mode, focus_file=path, config_baseline=snapshot.config)
+            diagnosis = engine.diagnose(entry, calls, mode, focus_file=path, config_baseline=snapshot.config if snapshot else None)
     except BaseException as err:  # noqa: BLE001 - e.g. SystemExit raised from inside the entry
         return {"mode": mode, "stage": "call", "error": _describe(err, path)}
-    findings = snapshot.findings(exercise.allowed_config, entry, diagnosis.config_changed, diagnosis.stances)
-    return {
+    findings = snapshot.findings(exercise.allowed_config, entry, diagnosis.config_changed,
+                                 diagnosis.stances) if snapshot else []
+    trial = {
         "mode": mode,
         "stage": "done",
         "diagnosis": diagnosis.to_dict(),
@@ -79,6 +97,28 @@ def run_trial(exercise: Exercise, path: str, mode: str, snapshot: tamper.Snapsho
         "stdout": printed.getvalue(),
         "tampering": findings,
     }
+    if mode == "default" and watch:
+        trial["graphs"] = [_graph_record(graph) for graph in diagnosis.graphs]
+        trial["parameters"] = _parameters(entry)
+    return trial
+
+
+def _graph_record(graph: engine.CapturedGraph) -> dict[str, Any]:
+    try:
+        return replay.graph_record(graph.module, graph.example_inputs)
+    except replay.NotReplayable as err:
+        return {"unreplayable": str(err)}
+
+
+def _parameters(entry: Any) -> list[str]:
+    try:  # a module is called through its forward, whose frame Dynamo compiles
+        return list(inspect.signature(getattr(entry, "forward", entry) if isinstance(entry, torch.nn.Module) else entry).parameters)
+    except (TypeError, ValueError):
+        return []
+
+
+def _fresh_copy(value: Any) -> Any:
+    return value.clone() if isinstance(value, torch.Tensor) else value
 
 
 def import_file(path: str, prefix: str = "submission_") -> Any:

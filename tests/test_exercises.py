@@ -14,7 +14,10 @@ def test_solution_passes(exercise):
     report = check_file(exercise, exercise.solution_path)
     assert report.status == PASS, report.to_dict()
     assert report.points == exercise.points
-    assert all(check.status == PASS for check in report.checks)
+    # A fix that calls the file's own operator cannot be replayed by the grader: the report says so.
+    skipped = {"replay-matches"} if exercise.opaque_calls else set()
+    assert all(check.status == PASS for check in report.checks if check.name not in skipped), report.to_dict()
+    assert report.seed
 
 
 @pytest.mark.parametrize("exercise", EXERCISES, ids=lambda ex: ex.id)

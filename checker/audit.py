@@ -1,0 +1,208 @@
+"""The grader's own run: the reference on the check's draws, and the replay of the submission's graphs.
+
+An audit runs after the checked process has ended, in the grader itself (`audit_here`) or, where the
+exercise's solution registers an operator that must not outlive the check, in a sandboxed process forked
+from the grader (`run_audit` as a job). Neither ever imports the learner's file: the audit imports the
+exercise's solution (course code) to compute the reference, draws the replay inputs from the replay
+seed (drawn by the grader once the trial was over), and rebuilds and replays the graphs the trial
+recorded (replay.py explains why that is the decisive check). It returns plain data.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import sys
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import torch
+
+from checker import draws, engine, replay, sandbox
+from checker.manifest import Exercise
+from checker.trial import TRIAL_MODES, ProcessState, _plain, import_file
+
+REPLAY_DRAWS_PER_CASE = 2
+
+
+def run_audit(exercise: Exercise, seed: draws.Seed, default_trial: Any) -> Iterator[dict[str, Any]]:
+    """Yields the reference on the trial draws, then the replay's verdict.
+
+    First {"stage", "outputs" (one per trial draw), "cases", "stdout" (the reference's print-out in
+    default mode's call order), "orders"}; then {"status": pass|fail|skip, "message"}. The reference
+    comes first, so that a recorded graph that crashes its replay leaves it standing.
+    """
+    trial_draws = draws.draws(exercise, seed.trial)
+    orders = {mode: draws.call_order(len(trial_draws), seed.trial, mode) for mode in TRIAL_MODES}
+    replay_draws = draws.draws(exercise, seed.replay, REPLAY_DRAWS_PER_CASE)
+    try:
+        outputs, stdout = _reference(exercise, [trial_draws[i] for i in orders["default"]])
+        expected, _ = _reference(exercise, replay_draws)
+    except Exception as err:  # noqa: BLE001 - a reference that does not run is a broken course, said by the caller
+        yield {"stage": "broken", "problem": f"{type(err).__name__}: {err}"}
+        return
+    by_draw: dict[int, Any] = {}
+    for draw, output in zip(orders["default"], outputs):
+        by_draw.setdefault(draw, output)
+    yield {"stage": "done", "outputs": [by_draw[i] for i in range(len(trial_draws))],
+           "cases": [d.case for d in trial_draws], "stdout": stdout, "orders": orders}
+    try:
+        yield judge(exercise, default_trial, orders["default"], trial_draws, replay_draws, expected)
+    except replay.NotReplayable as err:
+        yield {"status": "skip", "message": f"not applicable: {err}, and its graphs cannot be replayed without "
+               "the file's own code; this verdict rests on the sandboxed run on fresh inputs"}
+    except replay.Refused as err:
+        yield {"status": "fail", "message": f"{err}."}
+
+
+def audit_here(exercise: Exercise, seed: draws.Seed, default_trial: Any) -> sandbox.Outcome:
+    """The audit in this process (the grader, which never imports learner code), as a sandbox outcome.
+
+    A fork per check would cost a quarter of the check again; the replay runs only allow-listed torch
+    operations on data, so what a recorded graph can still do here is waste time or memory. Settings
+    the reference or a replayed operation change (grad mode, configs, RNG) are put back.
+    """
+    started, results, state = time.monotonic(), [], ProcessState.save()
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            for part in run_audit(exercise, seed, default_trial):
+                results.append(part)
+    except Exception as err:  # noqa: BLE001 - whatever a recorded graph does here is a finding about it
+        results.append({"status": "fail", "message": f"the grader's replay of the graph stopped: "
+                        f"{type(err).__name__}: {str(err)[:300]}"})
+    finally:
+        state.restore()
+    return sandbox.Outcome(results=results, complete=len(results) == 2, output="", exit_code=0, signal_number=None,
+                           timed_out=False, seconds=time.monotonic() - started)
+
+
+_solutions: dict[str, Any] = {}  # exercise id -> the solution's entry, imported once per process
+
+
+def _reference(exercise: Exercise, calls: list[draws.Draw]) -> tuple[list[Any], str]:
+    """The solution's outputs, run eagerly on `calls`, and what it printed."""
+    if exercise.id not in _solutions:
+        state = ProcessState.save()  # what the solution sets at import stays out of everything else
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            module = import_file(str(exercise.solution_path), prefix="reference_")
+        sys.modules.pop(module.__name__, None)  # not where a checked process forked later would look
+        state.restore()
+        _solutions[exercise.id] = getattr(module, exercise.entry)
+    entry, printed, outputs = _solutions[exercise.id], io.StringIO(), []
+    with contextlib.redirect_stdout(printed), engine._set_stance("force_eager"):
+        for draw in calls:
+            args = tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in draw.args)
+            kwargs = {k: v.clone() if isinstance(v, torch.Tensor) else v for k, v in draw.kwargs.items()}
+            outputs.append(_plain(entry(*args, **kwargs)))
+    return outputs, printed.getvalue()
+
+
+def judge(exercise: Exercise, trial: Any, order: list[int], trial_draws: list[draws.Draw],
+          replay_draws: list[draws.Draw], expected: list[Any]) -> dict[str, str]:
+    """Rebuild the recorded graphs and replay them (steps 3 and 4 of replay.py's docstring)."""
+    if not isinstance(trial, dict) or trial.get("stage") != "done":
+        return {"status": "skip", "message": "needs the function to compile and run first"}
+    records, calls = trial.get("graphs"), (trial.get("diagnosis") or {}).get("calls")
+    if not isinstance(records, list) or not isinstance(calls, list) or len(calls) != len(order):
+        return {"status": "fail", "message": "the checked process sent back no record of the graphs its calls "
+                "ran: nothing shows that the function was compiled at all"}
+    claimed: dict[tuple, set[tuple[int, Any]]] = {}  # signature -> (graph, returned output) its calls used
+    for number, (draw, call) in enumerate(zip(order, calls)):
+        ran = call.get("graphs") if isinstance(call, dict) else None
+        if not isinstance(ran, list) or len(ran) != 1 or not isinstance(ran[0], int) or not 0 <= ran[0] < len(records):
+            count = len(ran) if isinstance(ran, list) else 0
+            return {"status": "fail", "message": f"call {number + 1} ran {count} captured graphs, not one: "
+                    + ("the function's work ran outside any graph" if count == 0 else
+                       "the function was split into several graphs (a graph break, whatever else was reported)")}
+        claimed.setdefault(draws.signature(trial_draws[draw]), set()).add((ran[0], call.get("returned")))
+    rebuilt: dict[int, tuple] = {}
+    for graph_index in sorted({g for pairs in claimed.values() for g, _ in pairs}):
+        record = records[graph_index]
+        try:
+            if isinstance(record, dict) and "unreplayable" in record:
+                raise replay.NotReplayable(f"the graph holds {record['unreplayable']}")
+            rebuilt[graph_index] = replay.rebuild(record)
+        except replay.NotReplayable as err:
+            if exercise.opaque_calls:
+                raise
+            return {"status": "fail", "message": f"{err}: code the grader cannot replay without your file, and "
+                    "this exercise's fix needs none (is the function hidden behind an operator of its own?)"}
+        forbidden = _forbidden(exercise, rebuilt[graph_index][2])
+        if forbidden:
+            return {"status": "fail", "message": f"the graph calls {forbidden}, which this exercise's fix removes"}
+    parameters = trial.get("parameters") if isinstance(trial.get("parameters"), list) else []
+    replayed = 0
+    for number, (draw, want) in enumerate(zip(replay_draws, expected)):
+        pairs = claimed.get(draws.signature(draw))
+        if not pairs:
+            return {"status": "fail", "message": f"no captured graph covers calls like fresh input {number + 1} "
+                    f"({_note(exercise, draw)})"}
+        for graph_index, returned in sorted(pairs, key=repr):
+            module, inputs, _ = rebuilt[graph_index]
+            values = [v.clone() if isinstance(v, torch.Tensor) else v
+                      for v in replay.graph_inputs(inputs, parameters, draw.args, draw.kwargs)]
+            problem = _replay_one(exercise, module, values, returned, want)
+            if problem:
+                return {"status": "fail", "message": f"the captured graph, replayed by the grader on an input drawn "
+                        f"after your code had finished ({_note(exercise, draw)}), {problem}"}
+            replayed += 1
+    for graph_index, (module, inputs, _) in rebuilt.items():
+        if not replay.may_depend_on_data(records[graph_index]):
+            continue
+        draw = next(d for d in replay_draws if any(g == graph_index for g, _ in claimed.get(draws.signature(d), ())))
+        problem = _default_mode_problem(exercise, module, replay.graph_inputs(inputs, parameters, draw.args, draw.kwargs))
+        if problem:
+            return {"status": "fail", "message": problem}
+    return {"status": "pass", "message": f"the grader rebuilt the {len(rebuilt)} captured graph(s) and replayed "
+            f"them {replayed} times on inputs drawn after your code had finished: they compute the reference"}
+
+
+def _replay_one(exercise: Exercise, module: torch.fx.GraphModule, values: list[Any], returned: Any,
+                want: Any) -> str | None:
+    from checker.strict import output_difference
+
+    try:
+        outputs = module(*values)
+    except replay.Refused:
+        raise
+    except Exception as err:  # noqa: BLE001 - a recorded graph that does not run is a finding, not a crash
+        return f"raised {type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"
+    outputs = outputs if isinstance(outputs, (list, tuple)) else (outputs,)
+    if not isinstance(returned, int) or not 0 <= returned < len(outputs):
+        return "does not return the function's result"
+    difference = output_difference(_plain(outputs[returned]), want, exercise.rtol, exercise.atol)
+    return f"computes something else than the reference: {difference}" if difference else None
+
+
+def _forbidden(exercise: Exercise, called: set[str]) -> str:
+    names = {str(name).rsplit(".", 2)[-2 if str(name).startswith("torch.ops.") else -1] for name in called}
+    return ", ".join(sorted(names & set(exercise.forbidden_ops)))
+
+
+def _default_mode_problem(exercise: Exercise, module: torch.fx.GraphModule, values: list[Any]) -> str | None:
+    """Run the graph on fake tensors with the data-dependent operations default mode allows this exercise."""
+    from torch._subclasses.fake_tensor import DataDependentOutputException, DynamicOutputShapeException, FakeTensorMode
+    from torch.fx.experimental.symbolic_shapes import ShapeEnv
+
+    shape_env = ShapeEnv(allow_scalar_outputs="capture_scalar_outputs" in exercise.allowed_config,
+                         allow_dynamic_output_shape_ops="capture_dynamic_output_shape_ops" in exercise.allowed_config)
+    mode = FakeTensorMode(shape_env=shape_env, allow_non_fake_inputs=True)
+    fake = [mode.from_tensor(v) if isinstance(v, torch.Tensor) else v for v in values]
+    try:
+        with mode:
+            module(*fake)
+    except DataDependentOutputException:
+        return ("the graph reads a tensor's value as a Python number (.item() or alike), which default mode "
+                "breaks on unless capture_scalar_outputs is set, and this exercise does not allow it")
+    except DynamicOutputShapeException:
+        return ("the graph holds an operation whose output shape depends on the data (nonzero, a boolean mask), "
+                "which default mode breaks on: this exercise's fix keeps shapes fixed")
+    except Exception:  # noqa: BLE001 - fake tensors cannot run everything real ones can; the real replay decided
+        return None
+    return None
+
+
+def _note(exercise: Exercise, draw: draws.Draw) -> str:
+    note = exercise.inputs[draw.case].note
+    return f"a fresh draw of input {draw.case + 1}" + (f": {note}" if note else "")

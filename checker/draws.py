@@ -1,0 +1,127 @@
+"""Fresh inputs for every check: drawn from the manifest's generators, in an order of their own per mode.
+
+The manifest's inputs are the examples a learner sees. A check grades on inputs drawn afresh from a
+generator per input (see `draw_spec`): a random tensor spec (`randn`, `rand`, `randint`, `bernoulli`)
+keeps its shape, dtype and constraints (`scale`, `shift`, `low`, `high`, `exclude`, `p`) and gets a new
+seed; a literal (`tensor`, `ones`, `zeros`, `arange`, a plain value) stays as it is, unless the case
+declares a `draw` table with generators of its own. A case's draws therefore share its signature (the
+shapes, dtypes and plain values Dynamo guards on) and, as `gbcheck verify` proves on every exercise,
+take the branches of the reference that its example takes.
+
+Two seeds make a check: the trial seed, drawn before the checked process starts, gives the inputs that
+process is called on; the replay seed, drawn only after it has ended, gives the inputs its graphs are
+replayed on in the grader (see replay.py). `Seed` prints as "TRIAL-REPLAY", the form `--seed` takes.
+
+Each mode calls the trial draws in an order of its own, and repeats some: a function that counts its
+calls, or remembers the order of the examples, gets the branches wrong.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from checker.manifest import Exercise, build_value
+
+DRAWS_PER_CASE = 2  # fresh draws of each example case, per check
+REPEATS = 1  # draws each mode calls a second time, somewhere in its order
+RANDOM_MAKERS = ("randn", "rand", "randint", "bernoulli")
+
+
+@dataclass(frozen=True)
+class Draw:
+    """One fresh call of the entry, and the example case it was drawn for."""
+
+    case: int  # index into exercise.inputs
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Seed:
+    trial: int
+    replay: int
+
+    def __str__(self) -> str:
+        return f"{self.trial}-{self.replay}"
+
+    @classmethod
+    def parse(cls, text: str) -> Seed:
+        """"TRIAL-REPLAY" as a report prints it; one number alone seeds both."""
+        parts = str(text).strip().split("-")
+        if len(parts) > 2 or not all(part.isdigit() for part in parts):
+            raise ValueError(f"a seed is a number or two joined by '-' (as a report shows it), not {text!r}")
+        return cls(int(parts[0]), int(parts[-1]))
+
+
+def fresh_seed() -> int:
+    return secrets.randbits(48)
+
+
+def draw_spec(exercise: Exercise, case: int, position: int | str) -> Any:
+    """The generator of one argument of one case: its `draw` entry, else the example's own spec."""
+    example = exercise.inputs[case]
+    overrides = example.draw_args if isinstance(position, int) else example.draw_kwargs
+    if isinstance(position, int):
+        return overrides[position] if position < len(overrides) and overrides[position] else example.args[position]
+    return overrides.get(position) or example.kwargs[position]
+
+
+def draws(exercise: Exercise, seed: int, per_case: int = DRAWS_PER_CASE) -> list[Draw]:
+    """`per_case` fresh draws of every example case, case by case; the same for the same seed."""
+    made = []
+    for case, example in enumerate(exercise.inputs):
+        for copy in range(per_case):
+            def value(position: int | str) -> Any:
+                spec = draw_spec(exercise, case, position)
+                return build_draw(spec, _derive(seed, case, copy, position))
+            made.append(Draw(case, tuple(value(i) for i in range(len(example.args))),
+                             {key: value(key) for key in example.kwargs}))
+    return made
+
+
+def build_draw(spec: Any, seed: int) -> Any:
+    """A value from a generator: a random spec with a fresh seed, anything else as the example has it."""
+    if not isinstance(spec, dict) or not any(maker in spec for maker in RANDOM_MAKERS):
+        return build_value(spec)
+    import torch
+
+    generator = torch.Generator().manual_seed(seed)
+    dtype = getattr(torch, spec.get("dtype", "float32"))
+    if "randint" in spec:
+        allowed = [v for v in range(int(spec.get("low", 0)), int(spec["high"])) if v not in spec.get("exclude", ())]
+        picks = torch.randint(len(allowed), tuple(spec["randint"]), generator=generator)
+        return torch.tensor(allowed, dtype=dtype)[picks]
+    if "bernoulli" in spec:
+        return torch.rand(*spec["bernoulli"], generator=generator) < float(spec.get("p", 0.5))
+    return build_value({**spec, "seed": seed})
+
+
+def call_order(count: int, seed: int, mode: str) -> list[int]:
+    """The order `mode` calls `count` draws in: a shuffle of its own, with REPEATS of them called twice."""
+    rng = random.Random(_derive(seed, "order", mode))
+    order = list(range(count))
+    rng.shuffle(order)
+    for draw in rng.sample(range(count), min(REPEATS, count)):
+        order.insert(rng.randrange(len(order) + 1), draw)
+    return order
+
+
+def signature(draw: Draw) -> tuple[Any, ...]:
+    """What Dynamo guards on in a call: each tensor's shape and dtype, every other value itself."""
+    import torch
+
+    def part(value: Any) -> Any:
+        if isinstance(value, torch.Tensor):
+            return ("tensor", tuple(value.shape), str(value.dtype))
+        return ("value", repr(value))
+    return tuple(part(v) for v in draw.args) + tuple((k, part(v)) for k, v in sorted(draw.kwargs.items()))
+
+
+def _derive(*parts: Any) -> int:
+    """A seed for one purpose, from the check's seed: unrelated streams for unrelated purposes."""
+    digest = hashlib.sha256(repr(parts).encode()).digest()
+    return int.from_bytes(digest[:6], "big")

@@ -1,0 +1,321 @@
+"""Graphs as data: recorded in the checked process, rebuilt and replayed by the grader on inputs of its own.
+
+Why this is the decisive check. The checked process runs the learner's code, so everything it reports
+(outputs, graph breaks, tampering findings, even whole result frames written to the result pipe) can be
+made up by that code. What it cannot make up is a graph that computes the reference on inputs drawn
+after it has ended: the replay seed is drawn by the grader only once the trial process is gone
+(draws.py), so no code in that process could have seen those inputs. The grader therefore
+
+  1. takes the FX graphs the trial process says Dynamo captured in default mode, as plain data: every
+     node's op, its target named from an allow-list of torch operations (functions of torch and its
+     functional namespaces, ATen overloads, Tensor methods, `operator` functions, `torch.cond` with its
+     branch graphs), its arguments as constants and references to other nodes. No pickled code: the
+     record loads with `weights_only=True`, and a target outside the allow-list is refused by name;
+  2. rebuilds them in a sandboxed process that never imported learner code (forked from the grader),
+     feeding each graph the fresh inputs for its arguments and the recorded values for the rest
+     (parameters, module-level tensors);
+  3. requires every call to have run exactly one graph (a split function had a graph break, whatever the
+     report says), and replays each graph on the fresh draws of every case that shares its signature
+     (the shapes, dtypes and plain values Dynamo guards on): a graph specialised to one branch, to the
+     call count or to the example values gives the wrong answer on some of them;
+  4. runs each graph once more on fake tensors with the settings the exercise allows, as Dynamo's default
+     mode would: an `.item()` without `capture_scalar_outputs`, a `nonzero` or boolean mask without
+     `capture_dynamic_output_shape_ops` is refused there, which closes the cases where fullgraph=True
+     quietly captures what default mode breaks on; the manifest's `forbidden_ops` add lesson-specific
+     operations that must not appear.
+
+A graph that passes all four computes the reference on inputs its author could not see: that is the fix,
+however it was obtained. What a submission can still do: for an exercise whose fix is a configuration
+flag alone (capture-item, capture-nonzero), fabricate result frames around the graph that fullgraph=True
+captures from the unfixed code, since the graph is then the fixed one; fake what its logging prints
+(prints are not graph operations); and, where the graph calls an operator the learner's file defines
+(the custom-op exercises), nothing can be replayed without the learner's code: the report says so and
+the verdict rests on the sandboxed run on fresh inputs, the tamper check and the remaining checks.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Callable
+from typing import Any
+
+import torch
+import torch.fx
+
+MAX_NODES = 5000  # a graph larger than this is no exercise's fix
+MAX_DEPTH = 4  # nested branch graphs of torch.cond
+
+# Namespaces whose public functions a graph may call (one attribute below the namespace).
+_FUNCTION_SPACES = {
+    "torch": torch, "torch.nn.functional": torch.nn.functional, "torch._C._nn": torch._C._nn,
+    "torch.functional": torch.functional,
+    "torch.special": torch.special, "torch.linalg": torch.linalg, "torch.fft": torch.fft,
+    "torch._C._VariableFunctions": torch._C._VariableFunctions, "torch._C._linalg": torch._C._linalg,
+    "torch._C._special": torch._C._special, "torch._C._fft": torch._C._fft, "math": math,
+}
+_PRIVATE_ALLOWED = {"torch._C._set_grad_enabled"}
+_OPERATOR_ALLOWED = {
+    "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "neg", "pos", "abs", "invert",
+    "and_", "or_", "xor", "lshift", "rshift", "eq", "ne", "lt", "le", "gt", "ge", "getitem",
+    "iadd", "isub", "imul", "itruediv",
+}
+# Anything that reads or writes outside the tensors it is given, seeds, or changes process settings.
+_DENIED = {
+    "load", "save", "from_file", "frombuffer", "from_dlpack", "from_numpy", "compile", "manual_seed", "seed",
+    "initial_seed", "use_deterministic_algorithms", "as_strided", "as_strided_", "as_strided_scatter",
+    "set_", "set_default_dtype", "set_default_device", "set_printoptions", "set_num_threads", "set_rng_state",
+    "set_flush_denormal", "set_anomaly_enabled", "set_autocast_enabled", "empty_strided",
+}
+_METHODS_DENIED = _DENIED | {
+    "data_ptr", "numpy", "tolist", "storage", "untyped_storage", "share_memory_", "pin_memory", "register_hook",
+    "register_post_accumulate_grad_hook", "backward", "record_stream", "resize_", "resize_as_", "apply_",
+    "map_", "map2_", "cuda", "to_dlpack", "__reduce_ex__", "__setstate__", "storage_offset", "tolist",
+}
+_HIGHER_ORDER_ALLOWED = {"cond"}
+
+
+class NotReplayable(Exception):
+    """The graph cannot be rebuilt without code that only the learner's process has."""
+
+
+class Refused(Exception):
+    """The graph record names something the replay does not allow, or is not a graph record."""
+
+
+# --- in the checked process: graphs to data ---------------------------------------------------------
+
+def graph_record(gm: torch.fx.GraphModule, example_inputs: tuple[Any, ...], depth: int = 0) -> dict[str, Any]:
+    """One captured graph as plain data (see the module docstring); raises NotReplayable for what is not."""
+    nodes, subgraphs, inputs = [], {}, iter(example_inputs)
+    for node in gm.graph.nodes:
+        record = {"name": node.name, "op": node.op}
+        if node.op == "placeholder":
+            record["input"] = _input_record(node, next(inputs, None)) if depth == 0 else {"kind": "operand"}
+        elif node.op == "get_attr":
+            value = getattr(gm, node.target)
+            if isinstance(value, torch.fx.GraphModule):
+                subgraphs[node.target] = graph_record(value, (), depth + 1)
+                record["target"] = node.target
+            elif isinstance(value, torch.Tensor):
+                record["constant"] = value.detach().clone()
+            else:
+                raise NotReplayable(f"a call into code of the file itself ({type(value).__name__})")
+        elif node.op in ("call_function", "call_method"):
+            record["target"] = node.target if node.op == "call_method" else target_name(node.target)
+            record["args"], record["kwargs"] = _encode(node.args), _encode(dict(node.kwargs))
+        elif node.op == "output":
+            record["args"] = _encode(node.args)
+        else:
+            raise NotReplayable(f"a {node.op} node")
+        nodes.append(record)
+    return {"nodes": nodes, "subgraphs": subgraphs}
+
+
+def target_name(target: Any) -> str:
+    """A call target's dotted name, as the replay resolves it again."""
+    if isinstance(target, torch._ops.OpOverload):
+        return f"torch.ops.{target.namespace}.{target._opname}.{target._overloadname}"
+    if isinstance(target, torch._ops.HigherOrderOperator):
+        return f"torch.ops.higher_order.{target.name()}"
+    module = getattr(target, "__module__", None) or ""
+    name = getattr(target, "__name__", None) or ""
+    if module == "_operator":
+        module = "operator"
+    if module in ("torch", "") and getattr(torch, name, None) is target:
+        module = "torch"
+    return f"{module}.{name}"
+
+
+def _input_record(node: torch.fx.Node, example: Any) -> dict[str, Any]:
+    source = getattr(node, "_dynamo_source", None)
+    kind = type(source).__name__
+    if kind == "LocalSource" and getattr(source, "is_input", False) and not isinstance(example, torch.SymInt):
+        return {"kind": "argument", "name": source.local_name}
+    base = getattr(source, "base", None)
+    if kind == "TensorPropertySource" and type(base).__name__ == "LocalSource":
+        return {"kind": source.prop.name.lower(), "name": base.local_name, "index": source.idx}
+    if isinstance(example, torch.Tensor):
+        return {"kind": "value", "value": example.detach().clone().as_subclass(torch.Tensor)}
+    if isinstance(example, (bool, int, float)):
+        return {"kind": "value", "value": example}
+    raise NotReplayable(f"a graph input from {source.name if source is not None else 'nowhere'}")
+
+
+def _encode(value: Any) -> Any:
+    if isinstance(value, torch.fx.Node):
+        return {"node": value.name}
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (tuple, list)):
+        return {type(value).__name__: [_encode(item) for item in value]}
+    if isinstance(value, dict):
+        return {"dict": [[str(key), _encode(item)] for key, item in value.items()]}
+    if isinstance(value, slice):
+        return {"slice": [_encode(value.start), _encode(value.stop), _encode(value.step)]}
+    if isinstance(value, torch.dtype):
+        return {"dtype": str(value).removeprefix("torch.")}
+    if isinstance(value, torch.device):
+        return {"device": str(value)}
+    if isinstance(value, (torch.memory_format, torch.layout)):
+        return {"torch": str(value).removeprefix("torch.")}
+    if value is Ellipsis:
+        return {"ellipsis": True}
+    if isinstance(value, torch.Tensor):
+        return {"tensor": value.detach().clone().as_subclass(torch.Tensor)}
+    raise NotReplayable(f"an argument of type {type(value).__name__}")
+
+
+# --- in the grader's replay process: data to graphs --------------------------------------------------
+
+def resolve(name: str) -> Callable[..., Any]:
+    """The callable an allowed target name stands for; Refused (or NotReplayable: a learner's operator)."""
+    if not isinstance(name, str):
+        raise Refused("a call target that is not a name")
+    if name.startswith("torch.ops."):
+        parts = name.split(".")
+        if len(parts) == 4 and parts[2] == "higher_order" and parts[3] in _HIGHER_ORDER_ALLOWED:
+            return getattr(torch.ops.higher_order, parts[3])
+        if len(parts) == 5 and parts[2] in ("aten", "prims") and parts[3] not in _DENIED:
+            return getattr(getattr(getattr(torch.ops, parts[2]), parts[3]), parts[4])
+        if len(parts) == 5 and parts[2] not in ("aten", "prims", "higher_order"):
+            raise NotReplayable(f"the graph calls {parts[2]}::{parts[3]}, an operator defined by the file")
+        raise Refused(f"the graph calls {name}, which is not an operation a fix may use")
+    space, _, attr = name.rpartition(".")
+    if space == "operator" and attr in _OPERATOR_ALLOWED:
+        return getattr(operator, attr)
+    namespace = _FUNCTION_SPACES.get(space)
+    if namespace is not None and attr not in _DENIED and (not attr.startswith("_") or name in _PRIVATE_ALLOWED):
+        target = getattr(namespace, attr, None)
+        if callable(target) and not isinstance(target, type):
+            return target
+    raise Refused(f"the graph calls {name}, which is not an operation a fix may use")
+
+
+def tensor_method(name: str) -> Callable[..., Any]:
+    """A Tensor method call as a function that refuses any other receiver."""
+    if not isinstance(name, str) or name.startswith("_") or name in _METHODS_DENIED or not hasattr(torch.Tensor, name):
+        raise Refused(f"the graph calls the method {name!r}, which is not a Tensor operation a fix may use")
+
+    def call(receiver: Any, *args: Any, **kwargs: Any) -> Any:
+        if not isinstance(receiver, torch.Tensor):
+            raise Refused(f"the method {name} was called on a {type(receiver).__name__}")
+        return getattr(receiver, name)(*args, **kwargs)
+    call.__name__ = name
+    return call
+
+
+def rebuild(record: Any, depth: int = 0) -> tuple[torch.fx.GraphModule, list[dict[str, Any]], set[str]]:
+    """A GraphModule from a graph record, its top-level inputs, and every target name it calls."""
+    if not isinstance(record, dict) or not isinstance(record.get("nodes"), list):
+        raise Refused("a graph record that is not one")
+    if depth > MAX_DEPTH or len(record["nodes"]) > MAX_NODES:
+        raise Refused("a graph far larger than any fix")
+    graph, root, env, inputs, called = torch.fx.Graph(), torch.nn.Module(), {}, [], set()
+    subgraphs = record.get("subgraphs") or {}
+    for entry in record["nodes"]:
+        op, name = entry.get("op"), entry.get("name")
+        if not isinstance(name, str) or not name.isidentifier() or name in env:
+            raise Refused("a graph node without a proper name")
+        if op == "placeholder":
+            env[name] = graph.placeholder(name)
+            inputs.append(entry.get("input") or {})
+        elif op == "get_attr":
+            if "constant" in entry:
+                if not isinstance(entry["constant"], torch.Tensor):
+                    raise Refused("a graph constant that is not a tensor")
+                root.register_buffer(name, entry["constant"])
+                env[name] = graph.get_attr(name)
+            else:
+                target = entry.get("target")
+                if not isinstance(target, str) or not target.isidentifier() or target not in subgraphs:
+                    raise Refused("a branch graph that is not in the record")
+                module, _, inner = rebuild(subgraphs[target], depth + 1)
+                called |= inner
+                root.add_module(target, module)
+                env[name] = graph.get_attr(target)
+        elif op == "call_function":
+            called.add(entry.get("target"))
+            fn = resolve(entry.get("target"))
+            env[name] = graph.call_function(fn, _decode(entry.get("args"), env), _decode(entry.get("kwargs"), env))
+        elif op == "call_method":
+            called.add(entry.get("target"))
+            fn = tensor_method(entry.get("target"))
+            env[name] = graph.call_function(fn, _decode(entry.get("args"), env), _decode(entry.get("kwargs"), env))
+        elif op == "output":
+            graph.output(_decode(entry.get("args"), env)[0])
+        else:
+            raise Refused(f"a graph node of kind {op!r}")
+    return torch.fx.GraphModule(root, graph), inputs, called
+
+
+def _decode(value: Any, env: dict[str, torch.fx.Node]) -> Any:
+    if value is None or isinstance(value, (bool, int, float, str, torch.Tensor)):
+        return value
+    if not isinstance(value, dict) or len(value) != 1:
+        raise Refused("a graph argument that is not one")
+    (kind, inner), = value.items()
+    if kind == "node":
+        if inner not in env:
+            raise Refused(f"a reference to an unknown node {inner!r}")
+        return env[inner]
+    if kind in ("tuple", "list") and isinstance(inner, list):
+        items = [_decode(item, env) for item in inner]
+        return tuple(items) if kind == "tuple" else items
+    if kind == "dict" and isinstance(inner, list):
+        return {str(key): _decode(item, env) for key, item in inner}
+    if kind == "slice" and isinstance(inner, list) and len(inner) == 3:
+        return slice(*(_decode(item, env) for item in inner))
+    if kind == "dtype" and isinstance(getattr(torch, str(inner), None), torch.dtype):
+        return getattr(torch, inner)
+    if kind == "device" and inner == "cpu":
+        return torch.device("cpu")
+    if kind == "torch" and isinstance(getattr(torch, str(inner), None), (torch.memory_format, torch.layout)):
+        return getattr(torch, inner)
+    if kind == "ellipsis":
+        return Ellipsis
+    if kind == "tensor" and isinstance(inner, torch.Tensor):
+        return inner
+    raise Refused(f"a graph argument of kind {kind!r}")
+
+
+# Operations whose output shape or Python value depends on tensor data: a graph without any of them
+# needs no run on fake tensors (see audit.py), which costs more than the rest of the replay together.
+_DATA_DEPENDENT = {"item", "_local_scalar_dense", "tolist", "nonzero", "argwhere", "masked_select", "unique",
+                   "unique_consecutive", "repeat_interleave", "bincount", "histc", "nonzero_static"}
+_INDEXING = {"getitem", "setitem", "index", "index_put", "index_put_", "__getitem__", "__setitem__"}
+
+
+def may_depend_on_data(record: dict[str, Any]) -> bool:
+    """Whether a graph record holds an operation that default mode may break on for its data."""
+    for entry in record.get("nodes", ()):
+        name = str(entry.get("target", "")).split(".")
+        short = name[-2] if len(name) > 1 and name[0] == "torch" and name[1] == "ops" else name[-1]
+        args = (entry.get("args") or {}).get("tuple", [])
+        if short in _DATA_DEPENDENT or (short == "where" and len(args) == 1):
+            return True
+        if short in _INDEXING and len(args) > 1 and "'node'" in repr(args[1:]):
+            return True
+    return any(may_depend_on_data(sub) for sub in (record.get("subgraphs") or {}).values())
+
+
+def graph_inputs(inputs: list[dict[str, Any]], parameters: list[str], args: tuple[Any, ...],
+                 kwargs: dict[str, Any]) -> list[Any]:
+    """The values a rebuilt graph is fed for one call: the call's own arguments, recorded values otherwise."""
+    bound = dict(zip(parameters, args)) | kwargs
+    values = []
+    for spec in inputs:
+        kind = spec.get("kind")
+        if kind == "value":
+            values.append(spec.get("value"))
+            continue
+        if spec.get("name") not in bound:
+            raise Refused(f"a graph input named after no argument of the call ({spec.get('name')!r})")
+        value = bound[spec["name"]]
+        if kind == "argument":
+            values.append(value)
+        elif kind in ("size", "stride") and isinstance(value, torch.Tensor) and isinstance(spec.get("index"), int):
+            values.append(getattr(value, kind)(spec["index"]))
+        else:
+            raise Refused(f"a graph input of kind {kind!r}")
+    return values

@@ -1,0 +1,130 @@
+"""Submissions written to defeat the checker, not to fix anything: each ends in fail or error, and says why.
+
+Each file in tests/hostile/ is a real submission. The first kinds make the checked process's own report
+look right (fixed inputs reproduced, the recorder blinded from inside); the last kinds write that report
+themselves (forged result frames, with or without a graph). The grader's fresh draws, its replay of the
+recorded graphs and the tamper check's coverage of code objects and checker globals answer them.
+"""
+
+from pathlib import Path
+
+import pytest
+
+from checker.manifest import find_exercise
+from checker.report import ERROR, FAIL
+from checker.sandbox import Limits
+from checker.strict import check_file
+
+HOSTILE = Path(__file__).parent / "hostile"
+LIMITS = Limits(timeout=30, memory_mb=2048)
+
+
+def grade(name, exercise_id):
+    report = check_file(find_exercise(exercise_id), HOSTILE / name, LIMITS)
+    return report, {check.name: check for check in report.checks}
+
+
+def test_branch_chosen_by_call_count_fails():
+    report, checks = grade("call_count.py", "cond-on-input")
+    assert report.status == FAIL, report.to_dict()
+    assert checks["eager-matches"].status == FAIL or checks["compiled-matches"].status == FAIL
+    assert checks["replay-matches"].status == FAIL
+    assert "computes something else than the reference" in checks["replay-matches"].message
+
+
+def test_outputs_hard_coded_to_the_examples_fail():
+    report, checks = grade("hard_coded_outputs.py", "cond-on-input")
+    assert report.status == FAIL, report.to_dict()
+    assert checks["eager-matches"].status == FAIL
+    assert "a fresh draw of input" in checks["eager-matches"].message
+    assert checks["replay-matches"].status == FAIL
+
+
+def test_recorder_blinded_through_module_state_fails():
+    report, checks = grade("blind_module_state.py", "capture-item")
+    assert report.status == FAIL, report.to_dict()
+    assert "checker.engine._active" in checks["nothing-switched-off"].message
+    assert "split into several graphs" in checks["replay-matches"].message
+
+
+@pytest.mark.parametrize("name, swapped", [
+    ("swap_code_checker.py", "checker.engine.Recording.on_graph_break"),
+    ("swap_code_dynamo.py", "InstructionTranslatorBase.log_graph_break"),
+])
+def test_code_swapped_in_place_fails(name, swapped):
+    report, checks = grade(name, "capture-item")
+    assert report.status == FAIL, report.to_dict()
+    assert swapped in checks["nothing-switched-off"].message
+    assert "split into several graphs" in checks["replay-matches"].message
+
+
+@pytest.mark.parametrize("name, exercise_id", [
+    ("forged_frames_cond.py", "cond-on-input"),
+    ("forged_frames_print.py", "reorder-print"),
+])
+def test_forged_result_frames_fail(name, exercise_id):
+    report, checks = grade(name, exercise_id)
+    assert report.status in (FAIL, ERROR), report.to_dict()
+    assert checks["replay-matches"].status == FAIL
+    assert "no record of the graphs" in checks["replay-matches"].message
+
+
+def test_forged_graph_right_on_the_examples_only_fails():
+    report, checks = grade("forged_graph.py", "cond-on-input")
+    assert report.status in (FAIL, ERROR), report.to_dict()
+    assert checks["replay-matches"].status == FAIL
+    assert "computes something else than the reference" in checks["replay-matches"].message
+
+
+def test_same_seed_draws_the_same_inputs_and_verdict():
+    from checker.draws import Seed
+
+    exercise = find_exercise("cond-on-input")
+    first = check_file(exercise, HOSTILE / "hard_coded_outputs.py", LIMITS)
+    again = check_file(exercise, HOSTILE / "hard_coded_outputs.py", LIMITS, seed=Seed.parse(first.seed))
+    assert again.seed == first.seed
+    assert [c.to_dict() for c in again.checks] == [c.to_dict() for c in first.checks]
+    other = check_file(exercise, HOSTILE / "hard_coded_outputs.py", LIMITS, seed=Seed(1, 2))
+    assert other.seed == "1-2"
+
+
+def test_each_mode_calls_the_draws_in_an_order_of_its_own_with_repeats():
+    from checker import draws
+
+    exercise = find_exercise("cond-on-input")
+    fresh = draws.draws(exercise, 7)
+    assert [d.case for d in fresh] == [0, 0, 1, 1]
+    assert draws.draws(exercise, 7)[0].args[0].equal(fresh[0].args[0])  # a seed reproduces its draws
+    assert not draws.draws(exercise, 8)[0].args[0].equal(fresh[0].args[0])
+    orders = [draws.call_order(len(fresh), seed, mode) for seed in range(5) for mode in ("eager", "default")]
+    assert all(sorted(set(order)) == list(range(len(fresh))) and len(order) == len(fresh) + 1 for order in orders)
+    assert len({tuple(order) for order in orders}) > 1
+
+
+def test_a_graph_fullgraph_quietly_captures_is_refused_where_default_mode_breaks():
+    """The unfixed mask-where under fullgraph=True: one graph, right values, but a boolean mask inside."""
+    import torch
+
+    from checker import audit, draws, replay
+    from checker.trial import import_file, run_trial
+
+    exercise = find_exercise("mask-where")
+    unfixed = getattr(import_file(str(exercise.exercise_path), prefix="test_unfixed_"), exercise.entry)
+    captured = []
+    compiled = torch.compile(unfixed, fullgraph=True,
+                             backend=lambda gm, inputs: captured.append((gm, inputs)) or gm.forward)
+    trial_draws, replay_draws = draws.draws(exercise, 3), draws.draws(exercise, 4)
+    order = list(range(len(trial_draws)))
+    calls = []
+    for draw in trial_draws:
+        result = compiled(*draw.args)
+        calls.append({"graphs": [0], "returned": 0})
+        assert result is not None
+    torch._dynamo.reset()
+    trial = {"stage": "done", "graphs": [replay.graph_record(*captured[0])], "parameters": ["pred", "target"],
+             "diagnosis": {"calls": calls}}
+    expected = run_trial(exercise, str(exercise.solution_path), "eager",
+                         calls=[(d.args, d.kwargs) for d in replay_draws], watch=False)["outputs"]
+    verdict = audit.judge(exercise, trial, order, trial_draws, replay_draws, expected)
+    assert verdict["status"] == FAIL
+    assert "output shape depends on the data" in verdict["message"]
