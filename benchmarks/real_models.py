@@ -78,6 +78,21 @@ MODELS: dict[str, tuple[str, str, str]] = {
                     "transformers.SwitchTransformersConfig(d_model=32, d_kv=16, d_ff=37, num_layers=2, "
                     "num_decoder_layers=2, num_heads=2, num_experts=4, vocab_size=99, decoder_start_token_id=0))\n"
                     f"{SEQ2SEQ}"),
+    "mra-train": ("transformers", "train", f"model = transformers.MraModel(transformers.MraConfig({LAYERS}, "
+                  f"max_position_embeddings=64))\n{TEXT}"),
+    "mamba-eval": ("transformers", "eval", "model = transformers.MambaModel(transformers.MambaConfig(hidden_size=32, "
+                   f"num_hidden_layers=2, vocab_size=99, state_size=4))\n{TEXT}"),
+    "t5-train": ("transformers", "train", "model = transformers.T5Model(transformers.T5Config(d_model=32, d_kv=16, "
+                 f"d_ff=37, num_layers=2, num_heads=2, vocab_size=99, decoder_start_token_id=0))\n{SEQ2SEQ}"),
+    "whisper-eval": ("transformers", "eval", "model = transformers.WhisperModel(transformers.WhisperConfig("
+                     "d_model=32, encoder_layers=1, decoder_layers=1, encoder_attention_heads=2, "
+                     "decoder_attention_heads=2, encoder_ffn_dim=37, decoder_ffn_dim=37, vocab_size=99, num_mel_bins=8, "
+                     "max_source_positions=16, max_target_positions=16, decoder_start_token_id=0, pad_token_id=0, "
+                     "bos_token_id=0, eos_token_id=0))\n"
+                     "inputs = dict(input_features=torch.randn(1, 8, 32), decoder_input_ids=torch.tensor([[0, 1, 2]]))"),
+    "clip-vision-eval": ("transformers", "eval", "model = transformers.CLIPVisionModel(transformers.CLIPVisionConfig("
+                         f"hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=37, "
+                         f"image_size=32, patch_size=8))\n{IMAGE}"),
     "unet2d-eval": ("diffusers", "eval", "model = diffusers.UNet2DModel(sample_size=16, in_channels=3, out_channels=3, "
                     "layers_per_block=1, block_out_channels=(32, 32), down_block_types=('DownBlock2D', "
                     "'AttnDownBlock2D'), up_block_types=('AttnUpBlock2D', 'UpBlock2D'), norm_num_groups=8)\n"

@@ -96,13 +96,12 @@ class CallLog:
     def _watched(self, original: Any, call: Callable[..., Any]) -> Callable[..., Any]:
         def watched(*args, **kwargs):
             before = set(self.breaks)
-            description = describe_call(original, args, kwargs) if len(self.calls) < MAX_CALLS else None
             try:
                 return call(*args, **kwargs)
-            finally:
+            finally:  # described only when the call hit new breaks: a training loop's later steps cost nothing
                 new = [list(key) for key in self.breaks if key not in before]
-                if new and description is not None:
-                    self.calls.append({**description, "breaks": new})
+                if new and len(self.calls) < MAX_CALLS:
+                    self.calls.append({**describe_call(original, args, kwargs), "breaks": new})
         return watched
 
 

@@ -191,6 +191,33 @@ def test_compare_before_and_after_a_change(project):
     assert bad.returncode == 2 and "not the JSON" in bad.stderr and "Traceback" not in bad.stderr
 
 
+LOOP = '''
+import torch
+
+
+def step(x):
+    for i in range(3):
+        x = x + 1
+        print("step", i)  # planted: a print inside a loop
+    return x
+'''
+
+
+def test_chained_break_in_user_code_carries_its_inner_cause(tmp_path):
+    from checker.diagnose import diagnose_target
+    from checker.diagnose_render import render_html, render_text
+
+    (tmp_path / "loop.py").write_text(LOOP)
+    result = diagnose_target(f"{tmp_path / 'loop.py'}:step", args="torch.ones(3)")
+    assert [group.gb_id for group in result.groups] == ["GB7000"] and result.library == []
+    group = result.groups[0]
+    assert group.locations[0]["line"] == line_of(LOOP, "planted")
+    assert [(cause["gb_id"], cause["chapter"]) for cause in group.causes] == [("GB0059", "printing-logging")]
+    assert "Behind it: GB0059 Failed to trace builtin operator" in render_text(result)
+    assert "Behind it:</b> GB0059" in render_html(result)
+    assert result.to_dict()["groups"][0]["causes"][0]["gb_type"] == "Failed to trace builtin operator"
+
+
 # Breaks the real models of benchmarks/real_models.py hit, reproduced in a few lines each (torch 2.13).
 def _observed_exception(x):
     return x + {}["missing"]
