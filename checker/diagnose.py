@@ -20,6 +20,7 @@ from __future__ import annotations
 import importlib
 import os
 import runpy
+import shlex
 import sys
 from dataclasses import dataclass, field
 from typing import Any
@@ -163,6 +164,10 @@ def diagnose_target(target: str, argv: list[str] | None = None, init: str = "", 
     result.groups = group_breaks(payload["breaks"])
     result.library = library_groups(result.groups)
     result.calls = payload["calls"]
+    command = ["gbcheck", "diagnose", target, *(["--init", init] if init else []), *(["--args", args] if args else []),
+               "--repro", "gb-repro", *(["--", *argv] if argv else [])]
+    for lib in result.library:  # until --repro writes the script, the command that writes it
+        lib.repro_command = shlex.join(command)
     return result
 
 
@@ -180,3 +185,4 @@ def write_repros(result: DiagnoseResult, directory: str) -> None:
                  for loc in group.locations if loc["package"] == lib.package}
         lib.repro, lib.repro_note = write_repro(directory, lib.package, lib.version, lib.gb_id, lib.gb_type,
                                                 files, result.calls)
+        lib.repro_command = shlex.join(["python", lib.repro]) if lib.repro else ""

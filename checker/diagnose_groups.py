@@ -64,6 +64,7 @@ class LibraryGroup:
     upstream: str  # how to report it, when it is the library's (or torch's) to fix
     causes: list[dict[str, Any]] = field(default_factory=list)  # the breaks behind a chained one
     repro: str = ""  # the repro script written for it (--repro DIR), if any
+    repro_command: str = ""  # what to run: the repro script, or the diagnose command that writes it
     repro_note: str = ""  # why none could be written
 
     def to_dict(self) -> dict[str, Any]:

@@ -40,8 +40,7 @@ def render_text(result: DiagnoseResult, verbose: bool = False) -> str:
         if group.page:
             lines.append(f"   torch's page: {group.page}")
     if result.library:
-        lines += ["", "Inside libraries" + ("" if verbose else " (--verbose for details, --repro DIR for "
-                                                              "repro scripts, --html for everything)") + ":"]
+        lines += ["", "Inside libraries" + ("" if verbose else " (--verbose or --html for details)") + ":"]
         for lib in result.library:
             lines.append(_library_line(lib))
             if verbose:
@@ -63,8 +62,8 @@ def _library_line(lib: LibraryGroup) -> str:
     line = (f"  - {lib.package} {lib.version}: {lib.gb_id or '(no id)'} {lib.gb_type} x{lib.count} at "
             f"{lib.places[0]}{more}{behind}{came_from}; {OWNER_WORDS.get(lib.owner, lib.owner)}. "
             f"Try: {lib.workarounds[0] if lib.workarounds else 'see --verbose'}")
-    if lib.repro:
-        line += f" Report with: python {_short(lib.repro)}"
+    if lib.repro_command:
+        line += f" Repro: {lib.repro_command}"
     return line
 
 
@@ -74,9 +73,9 @@ def _library_details(lib: LibraryGroup) -> list[str]:
     lines += [f"      on your side: {way}" for way in lib.workarounds[1:]]
     lines += [f"      behind it: {c['gb_id'] or '(no id)'} {c['gb_type']}: {c['explanation']}" for c in lib.causes]
     lines.append(f"      upstream: {lib.upstream}")
-    if lib.repro:
-        lines.append(f"      repro: python {_short(lib.repro)}")
-    elif lib.repro_note:
+    if lib.repro_command:
+        lines.append(f"      repro: {lib.repro_command}")
+    if lib.repro_note:
         lines.append(f"      no repro script: {lib.repro_note}")
     return lines
 
@@ -131,8 +130,9 @@ def _library_html(lib: LibraryGroup) -> str:
     ways = "".join(f"<li>{esc(way)}</li>" for way in lib.workarounds)
     causes = "".join(f"<p><b>Behind it:</b> {esc(c['gb_id'] or '(no id)')} {esc(c['gb_type'])}: {esc(c['explanation'])}</p>"
                      for c in lib.causes)
-    repro = (f"<p><b>Repro:</b></p><pre>python {esc(lib.repro)}</pre>" if lib.repro
-             else f"<p><b>No repro script:</b> {esc(lib.repro_note or 'run with --repro DIR to write one')}</p>")
+    repro = f"<p><b>Repro:</b></p><pre>{esc(lib.repro_command)}</pre>" if lib.repro_command else ""
+    if lib.repro_note:
+        repro += f"<p><b>No repro script:</b> {esc(lib.repro_note)}</p>"
     return (f"<section class='lib'><h2>{esc(lib.package)} {esc(lib.version)}: {esc(lib.gb_id or '(no id)')} — "
             f"{esc(lib.gb_type)} <small>×{lib.count}, {esc(OWNER_WORDS.get(lib.owner, lib.owner))}</small></h2>"
             f"<p><b>Where in {esc(lib.package)}:</b></p><ul>{places}</ul><p><b>Your calls that led there:</b></p>"

@@ -135,7 +135,7 @@ def test_library_breaks_grouped_by_package_with_entry_frame_and_inner_cause(proj
         assert (lib["package"], lib["version"]) == ("fakelib", "1.2.3")
         assert lib["entries"][0]["line"] == line_of(TRAIN, "# entry") and lib["entries"][0]["file"].endswith("before.py")
         assert lib["workarounds"] and "fakelib" in lib["upstream"]
-        assert os.path.isfile(lib["repro"])
+        assert os.path.isfile(lib["repro"]) and lib["repro_command"].split() == ["python", lib["repro"]]
     assert library["GB7000"]["places"] == [f"fakelib/__init__.py:{line_of(FAKELIB, 'a print inside a loop')}"]
     assert [cause["gb_id"] for cause in library["GB7000"]["causes"]] == ["GB0059"]
     loop = next(group for group in report["groups"] if group["gb_id"] == "GB7000")
@@ -164,6 +164,7 @@ def test_text_report_is_one_line_per_library_group_unless_verbose(project):
     assert len(library_lines) == 3
     assert "reached from" not in short.stdout and "What it means" not in short.stdout  # all breaks are fakelib's
     assert any("behind it GB0059" in line for line in library_lines)
+    assert all(line.endswith(f"Repro: gbcheck diagnose {user / 'before.py'} --repro gb-repro") for line in library_lines)
     verbose = gbcheck(env, user / "before.py", "--verbose", "--html", root / "report.html")
     assert "reached from" in verbose.stdout and "upstream:" in verbose.stdout
     assert "Behind it: GB0059" in verbose.stdout
