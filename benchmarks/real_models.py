@@ -176,7 +176,8 @@ def run_model(name: str, python: str, folder: Path) -> dict:
     return {"name": name, "library": library, "mode": mode, "torch_breaks": len(torch_side["ids"]),
             "ours_breaks": ours["total_breaks"], "torch_graphs": torch_side["graphs"], "ours_graphs": ours["graphs"],
             "ids": dict(torch_ids), "agree": torch_ids == ours_ids and torch_side["graphs"] == ours["graphs"],
-            "explained": ours["explained_breaks"], "error": ours["error"]}
+            "explained": ours["explained_breaks"], "error": ours["error"],
+            "with_chapter": sum(group["count"] for group in ours["groups"] if group["explained"] and group["chapter"])}
 
 
 def main() -> int:
@@ -208,7 +209,8 @@ def main() -> int:
     print(f"\n{len(done)} of {len(rows)} models ran ({', '.join(libraries)}); diagnose agrees with torch's log on "
           f"{sum(row['agree'] for row in done)} of {len(done)}")
     print(f"breaks seen: {breaks}; in a group with a course note and a chapter or docs link: {explained}"
-          f" ({100 * explained / breaks:.0f}%)" if breaks else "no breaks seen")
+          f" ({100 * explained / breaks:.0f}%), of them with a chapter of the book: "
+          f"{sum(row['with_chapter'] for row in done)}" if breaks else "no breaks seen")
     if baseline is not None and breaks:
         before = sum(count for row in done for gb_id, count in row["ids"].items() if gb_id in baseline)
         print(f"with the baseline notes: {before} ({100 * before / breaks:.0f}%)")
