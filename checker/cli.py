@@ -98,7 +98,9 @@ def build_parser() -> argparse.ArgumentParser:
     diagnose = verbs.add_parser(
         "diagnose", help="find every graph break in your own code", formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Run your own code under torch.compile and list every graph break, grouped by id, most "
-        "frequent first, with what it means, the fixes that apply and the chapter to read.",
+        "frequent first, with what it means, the fixes that apply and the chapter to read. Breaks inside an "
+        "installed library are grouped by package, one line each: which call of yours led there, who can fix it, "
+        "what you can do meanwhile and how to reproduce it for an upstream report.",
         epilog="examples:\n"
         "  gbcheck diagnose train.py -- --epochs 1     run a script; every torch.compile in it is recorded\n"
         "  gbcheck diagnose model.py:Block --init 64 --args \"torch.randn(8, 64, 32, 32)\"\n"
