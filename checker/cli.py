@@ -108,14 +108,25 @@ def build_parser() -> argparse.ArgumentParser:
     diagnose = verbs.add_parser(
         "diagnose", help="find every graph break in your own code", formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Run your own code under torch.compile and list every graph break, grouped by id, most "
-        "frequent first, with what it means, the fixes that apply and the chapter to read.",
+        "frequent first, with what it means, the fixes that apply and the chapter to read. Breaks inside an "
+        "installed library are grouped by package, one line each: which call of yours led there, who can fix it, "
+        "what you can do meanwhile and how to reproduce it for an upstream report.",
         epilog="examples:\n"
         "  gbcheck diagnose train.py -- --epochs 1     run a script; every torch.compile in it is recorded\n"
         "  gbcheck diagnose model.py:Block --init 64 --args \"torch.randn(8, 64, 32, 32)\"\n"
         "                                             compile and call a function or an nn.Module class\n"
-        "  gbcheck diagnose train.py --html report.html  also write a page to share")
-    diagnose.add_argument("target", help="a script (path.py), or path.py:name / module:name; "
+        "  gbcheck diagnose train.py --html report.html  also write a page to share\n"
+        "  gbcheck diagnose train.py --repro repro/     write a script per library break, for an upstream report\n"
+        "  gbcheck diagnose --compare before.py after.py  which breaks a change removed, kept or added\n"
+        "                                             (either side may be the JSON of an earlier run)")
+    diagnose.add_argument("target", nargs="?", help="a script (path.py), or path.py:name / module:name; "
                           "arguments for a script follow `--`")
+    diagnose.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"),
+                          help="diagnose two targets (or read two runs' --json output) and compare them")
+    diagnose.add_argument("--verbose", action="store_true",
+                          help="every detail of breaks inside libraries (default: one line per library group)")
+    diagnose.add_argument("--repro", type=Path, metavar="DIR",
+                          help="write a minimal repro script for each library break into DIR")
     diagnose.add_argument("--args", default="", metavar="EXPR",
                           help="call arguments for a callable target, a Python expression (torch is imported)")
     diagnose.add_argument("--init", default="", metavar="EXPR", help="constructor arguments when the target is a class")
@@ -406,16 +417,37 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
 
 def cmd_diagnose(args: argparse.Namespace) -> int:
-    from checker import diagnose
+    from checker import diagnose, diagnose_render
 
+    if args.compare:
+        return _diagnose_compare(args)
+    if not args.target:
+        print("gbcheck diagnose: give a target (a script or path.py:name), or --compare BEFORE AFTER", file=sys.stderr)
+        return 2
     result = diagnose.diagnose_target(args.target, args.script_args, init=args.init, args=args.args,
                                       keep_backend=args.keep_backend, limits=_limits(args))
+    if args.repro:
+        diagnose.write_repros(result, str(args.repro))
     if args.html:
-        args.html.write_text(diagnose.render_html(result), encoding="utf-8")
-    print(json.dumps(result.to_dict(), indent=2) if args.json else diagnose.render_text(result))
+        args.html.write_text(diagnose_render.render_html(result), encoding="utf-8")
+    print(json.dumps(result.to_dict(), indent=2) if args.json else diagnose_render.render_text(result, args.verbose))
     if args.html and not args.json:
         print(f"\nReport written to {args.html}")
     return 1 if result.error and not result.groups else 0
+
+
+def _diagnose_compare(args: argparse.Namespace) -> int:
+    from checker import diagnose, diagnose_compare
+
+    try:
+        runs = [diagnose.run_or_load(side, args.script_args, init=args.init, args=args.args,
+                                     keep_backend=args.keep_backend, limits=_limits(args)) for side in args.compare]
+    except ValueError as err:
+        print(f"gbcheck diagnose: {err}", file=sys.stderr)
+        return 2
+    comparison = diagnose_compare.compare(*runs)
+    print(json.dumps(comparison.to_dict(), indent=2) if args.json else diagnose_compare.render_comparison(comparison))
+    return 1 if any(comparison.errors) and not (comparison.removed or comparison.remaining or comparison.new) else 0
 
 
 def cmd_gradescope(target: Path) -> int:

@@ -9,38 +9,29 @@ Two ways in:
 
 The run happens in a sandboxed child like every check. Breaks are grouped by graph-break id, most
 frequent first; each group lists where it happened and how often, what it means, which fixes apply and
-which chapter of the book teaches it.
+which chapter of the book teaches it. Breaks inside installed packages are grouped again by package
+(diagnose_groups), each with the user's call that led there; `write_repros` writes a script per library
+group that reproduces it from the library alone (diagnose_repro). Rendering is diagnose_render's,
+comparing two runs diagnose_compare's.
 """
 
 from __future__ import annotations
 
-import html
 import importlib
 import os
 import runpy
+import shlex
 import sys
-from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from checker import engine, registry, sandbox
+from checker import engine, sandbox
+from checker.diagnose_compare import load_run
+from checker.diagnose_groups import BreakGroup, LibraryGroup, group_breaks, library_groups
+from checker.diagnose_repro import CallLog, describe_call, write_repro
 from checker.trial import import_file
 
-
-@dataclass
-class BreakGroup:
-    gb_id: str | None
-    gb_type: str
-    count: int  # times Dynamo reported it, over every location
-    locations: list[dict[str, Any]]  # {"file", "line", "source_line", "count"}, most frequent first
-    meaning: str
-    fixes: list[str]
-    chapter: str
-    page: str | None
-    in_library: bool  # every location is inside the standard library or an installed package
-
-    def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+__all__ = ["BreakGroup", "DiagnoseResult", "LibraryGroup", "diagnose_target", "group_breaks", "write_repros"]
 
 
 @dataclass
@@ -49,16 +40,27 @@ class DiagnoseResult:
     graphs: int = 0
     ops: int = 0
     groups: list[BreakGroup] = field(default_factory=list)
+    library: list[LibraryGroup] = field(default_factory=list)  # in-library breaks by package and id
     error: str = ""  # the target's own failure, if it stopped
     output: str = ""  # what it printed (the end of it)
+    calls: list[dict[str, Any]] = field(default_factory=list)  # compiled calls that hit breaks (for --repro)
 
     @property
     def total_breaks(self) -> int:
         return sum(group.count for group in self.groups)
 
+    @property
+    def explained_breaks(self) -> int:
+        """Breaks in a group the course explains (a note with a chapter or PyTorch docs section)."""
+        return sum(group.count for group in self.groups if group.explained)
+
     def to_dict(self) -> dict[str, Any]:
-        return {"target": self.target, "graphs": self.graphs, "ops": self.ops, "total_breaks": self.total_breaks,
-                "groups": [group.to_dict() for group in self.groups], "error": self.error}
+        import torch
+
+        return {"target": self.target, "torch": torch.__version__, "graphs": self.graphs, "ops": self.ops,
+                "total_breaks": self.total_breaks, "explained_breaks": self.explained_breaks,
+                "groups": [group.to_dict() for group in self.groups],
+                "library": [lib.to_dict() for lib in self.library], "error": self.error}
 
 
 # --- running (inside the sandboxed child) ----------------------------------------------------------
@@ -67,14 +69,17 @@ def _run_script(path: str, argv: list[str], keep_backend: bool) -> dict[str, Any
     import torch
 
     with engine.recording() as rec:
-        if not keep_backend:  # every torch.compile the script makes records its graphs, Dynamo-only
-            real_compile = torch.compile
+        calls = CallLog(rec.breaks)
+        real_compile = torch.compile
 
-            def recording_compile(model=None, **options):
+        def recording_compile(model=None, **options):
+            if not keep_backend:  # every torch.compile the script makes records its graphs, Dynamo-only
                 options["backend"] = rec.backend
-                return real_compile(model, **options) if model is not None else real_compile(**options)
+            if model is None:  # used as @torch.compile(...) with options
+                return lambda fn: recording_compile(fn, **options)
+            return calls.watch(model, real_compile(model, **options))
 
-            torch.compile = recording_compile
+        torch.compile = recording_compile
         sys.argv = [path, *argv]
         sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
         error = ""
@@ -85,7 +90,7 @@ def _run_script(path: str, argv: list[str], keep_backend: bool) -> dict[str, Any
                 error = f"the script exited with status {done.code}"
         except Exception as err:  # noqa: BLE001 - the script's failure is part of the report
             error = _error_text(engine.call_error(err, None))
-    return _payload(rec.graphs, rec.graph_breaks(), error)
+    return _payload(rec.graphs, rec.graph_breaks(), error, calls.calls)
 
 
 def _run_callable(spec: str, init: str, args: str) -> dict[str, Any]:
@@ -100,7 +105,9 @@ def _run_callable(spec: str, init: str, args: str) -> dict[str, Any]:
     focus = os.path.abspath(file_part) if file_part.endswith(".py") else None
     diagnosis = engine.diagnose(target, call_args, "default", focus_file=focus)
     error = _error_text(diagnosis.error) if diagnosis.error else ""
-    return _payload(diagnosis.graphs, diagnosis.graph_breaks, error)
+    call = {**describe_call(target, call_args, {}),
+            "breaks": [[gb.gb_type, gb.filename, gb.line] for gb in diagnosis.graph_breaks]}
+    return _payload(diagnosis.graphs, diagnosis.graph_breaks, error, [call])
 
 
 def _error_text(failure: engine.CallError) -> str:
@@ -125,9 +132,10 @@ def _evaluate(expression: str, namespace: dict[str, Any]) -> tuple[Any, ...]:
     return value if isinstance(value, tuple) else (value,)
 
 
-def _payload(graphs: list[engine.CapturedGraph], breaks: list[engine.GraphBreak], error: str) -> dict[str, Any]:
+def _payload(graphs: list[engine.CapturedGraph], breaks: list[engine.GraphBreak], error: str,
+             calls: list[dict[str, Any]]) -> dict[str, Any]:
     return {"graphs": len(graphs), "ops": sum(len(graph.ops) for graph in graphs),
-            "breaks": [gb.to_dict() for gb in breaks], "error": error}
+            "breaks": [gb.to_dict() for gb in breaks], "error": error, "calls": calls}
 
 
 # --- grouping and reporting (in the grader) --------------------------------------------------------
@@ -154,89 +162,27 @@ def diagnose_target(target: str, argv: list[str] | None = None, init: str = "", 
     payload = outcome.payload
     result.graphs, result.ops, result.error = payload["graphs"], payload["ops"], payload["error"]
     result.groups = group_breaks(payload["breaks"])
+    result.library = library_groups(result.groups)
+    result.calls = payload["calls"]
+    command = ["gbcheck", "diagnose", target, *(["--init", init] if init else []), *(["--args", args] if args else []),
+               "--repro", "gb-repro", *(["--", *argv] if argv else [])]
+    for lib in result.library:  # until --repro writes the script, the command that writes it
+        lib.repro_command = shlex.join(command)
     return result
 
 
-def group_breaks(breaks: list[dict[str, Any]]) -> list[BreakGroup]:
-    by_kind: dict[tuple[str | None, str], list[dict[str, Any]]] = defaultdict(list)
-    for gb in breaks:
-        by_kind[(gb["gb_id"], gb["gb_type"])].append(gb)
-    groups = []
-    for (gb_id, gb_type), found in by_kind.items():
-        note = registry.course_note(gb_id)
-        first = found[0]
-        locations = sorted(({"file": gb["filename"], "line": gb["line"], "source_line": gb["source_line"],
-                             "count": gb["count"]} for gb in found), key=lambda loc: -loc["count"])
-        groups.append(BreakGroup(
-            gb_id=gb_id, gb_type=gb_type, count=sum(gb["count"] for gb in found), locations=locations,
-            meaning=note.meaning if note else first.get("explanation", ""),
-            fixes=[note.fix] if note else list(first.get("hints", [])),
-            chapter=note.chapter if note else "", page=registry.gb_page(gb_id),
-            in_library=all(_in_library(loc["file"]) for loc in locations)))
-    # The user's own lines first: a break inside a library is usually the echo of a call listed above.
-    return sorted(groups, key=lambda group: (group.in_library, -group.count, group.gb_id or ""))
+def run_or_load(side: str, argv: list[str] | None = None, **options: Any) -> dict[str, Any]:
+    """One side of a comparison: a run's saved JSON (`--json` output), or a target to diagnose now."""
+    if side.endswith(".json"):
+        return load_run(side)
+    return diagnose_target(side, argv, **options).to_dict()
 
 
-def _in_library(path: str) -> bool:
-    return "site-packages" in path or "dist-packages" in path or not engine.is_user_file(path)
-
-
-def render_text(result: DiagnoseResult) -> str:
-    lines = [f"{result.target}: {result.graphs} graph(s) with {result.ops} op(s), "
-             f"{result.total_breaks} graph break(s) of {len(result.groups)} kind(s)"]
-    if result.error:
-        lines.append(f"  it stopped with an error: {result.error}")
-    for number, group in enumerate(result.groups, start=1):
-        lines.append("")
-        lines.append(f"{number}. {group.gb_id or '(no id)'}  {group.gb_type}  x{group.count}")
-        for loc in group.locations:
-            lines.append(f"     {_short(loc['file'])}:{loc['line']}  x{loc['count']}  {loc['source_line']}")
-        if group.in_library:
-            lines.append("   Inside library code: often a consequence of a call of yours listed above.")
-        if group.meaning:
-            lines.append(f"   What it means: {group.meaning}")
-        for fix in group.fixes:
-            lines.append(f"   What to do: {fix}")
-        if group.chapter:
-            lines.append(f"   Read: book/{group.chapter}.ipynb")
-        if group.page:
-            lines.append(f"   torch's page: {group.page}")
-    if not result.groups and not result.error:
-        lines.append("No graph breaks: everything compiled went into the graphs.")
-    return "\n".join(lines)
-
-
-def render_html(result: DiagnoseResult) -> str:
-    """One self-contained page (inline style, no scripts, no external resources) to share."""
-    rows = []
-    for group in result.groups:
-        where = "".join(f"<li><code>{html.escape(_short(loc['file']))}:{loc['line']}</code> ×{loc['count']} "
-                        f"<code>{html.escape(loc['source_line'])}</code></li>" for loc in group.locations)
-        fixes = "".join(f"<p><b>What to do:</b> {html.escape(fix)}</p>" for fix in group.fixes)
-        chapter = f"<p><b>Read:</b> the chapter <i>{html.escape(group.chapter)}</i></p>" if group.chapter else ""
-        page = f"<p><a href='{html.escape(group.page)}'>torch's page on {html.escape(group.gb_id or '')}</a></p>" \
-            if group.page else ""
-        library = "<p><i>Inside library code: often a consequence of a call of yours listed above.</i></p>" \
-            if group.in_library else ""
-        rows.append(f"<section><h2>{html.escape(group.gb_id or '(no id)')} — {html.escape(group.gb_type)} "
-                    f"<small>×{group.count}</small></h2><ul>{where}</ul>"
-                    f"{library}<p><b>What it means:</b> {html.escape(group.meaning)}</p>{fixes}{chapter}{page}</section>")
-    error = f"<p class='error'>It stopped with an error: {html.escape(result.error)}</p>" if result.error else ""
-    body = "".join(rows) or "<p>No graph breaks.</p>"
-    return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Graph breaks in {html.escape(result.target)}</title>
-<style>body{{font-family:system-ui,sans-serif;max-width:60em;margin:2em auto;padding:0 1em;color:#222}}
-section{{border-left:4px solid #cf222e;padding:0 1em;margin:1.5em 0}}code{{background:#f3f3f3;padding:0 .2em}}
-small{{color:#666}}.error{{color:#8250df}}</style></head><body>
-<h1>Graph breaks in <code>{html.escape(result.target)}</code></h1>
-<p>{result.graphs} graph(s) with {result.ops} operation(s); {result.total_breaks} graph break(s) of
-{len(result.groups)} kind(s), most frequent first.</p>{error}{body}</body></html>
-"""
-
-
-def _short(path: str) -> str:
-    try:
-        relative = os.path.relpath(path)
-    except ValueError:
-        return path
-    return relative if not relative.startswith("..") else path
+def write_repros(result: DiagnoseResult, directory: str) -> None:
+    """Write a repro script for each library group that can be rebuilt from its library alone."""
+    for lib in result.library:
+        files = {loc["file"] for group in result.groups if group.gb_id == lib.gb_id
+                 for loc in group.locations if loc["package"] == lib.package}
+        lib.repro, lib.repro_note = write_repro(directory, lib.package, lib.version, lib.gb_id, lib.gb_type,
+                                                files, result.calls)
+        lib.repro_command = shlex.join(["python", lib.repro]) if lib.repro else ""

@@ -51,6 +51,12 @@ class GraphBreak:
     function: str
     source_line: str  # the user's line of code, stripped
     count: int = 1  # how many times this break (same type, same line) was hit
+    # For a break raised while handling another (GB7000 "graph break in loop" and other chained breaks):
+    # the earlier breaks behind it, innermost first, each (gb_id, gb_type, explanation).
+    causes: tuple[tuple[str | None, str, str], ...] = ()
+    # The innermost frame outside torch, the standard library and installed packages on the way to the
+    # break: where the user's own code entered the region (file, line, source line); empty if none.
+    entry: tuple[str, int, str] = ("", 0, "")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -174,6 +180,8 @@ class Recording:
             gb_id=registry.gb_id_for(gb_type), gb_type=gb_type, explanation=explanation, hints=hints,
             filename=filename, line=line, function=function, source_line=_source_line(filename, line),
             count=previous.count + 1 if previous else 1,
+            causes=previous.causes if previous else _earlier_breaks(event.exc),
+            entry=previous.entry if previous else _entry_frame(event.stack),
         )
 
     def graph_breaks(self) -> list[GraphBreak]:
@@ -318,6 +326,32 @@ def _merge_library_echoes(breaks: list[GraphBreak], focus_file: str | None) -> l
     return result
 
 
+def _earlier_breaks(exc: BaseException | None) -> tuple[tuple[str | None, str, str], ...]:
+    """The breaks a chained break was raised while handling (Python's implicit exception context)."""
+    found = []
+    inner = (exc.__context__ or exc.__cause__) if exc is not None else None
+    while isinstance(inner, _Unsupported) and len(found) < 8:
+        gb_type, explanation, _ = torch_support.message_parts(inner)
+        gb_type = gb_type or type(inner).__name__
+        found.append((registry.gb_id_for(gb_type), gb_type, explanation))
+        inner = inner.__context__ or inner.__cause__
+    return tuple(reversed(found))
+
+
+def _entry_frame(real_stack) -> tuple[str, int, str]:
+    """The innermost frame of the user's own code, over the Python stack that led into Dynamo and the
+    stack Dynamo was tracing: for a break deep in a library, the user's call that led there."""
+    above = []
+    for frame in traceback.extract_stack():
+        if frame.filename.startswith(_DYNAMO_DIR):
+            break
+        above.append(frame)
+    for frame in reversed(above + list(real_stack or [])):
+        if is_own_code(frame.filename):
+            return (frame.filename, frame.lineno or 0, _source_line(frame.filename, frame.lineno))
+    return ("", 0, "")
+
+
 def call_error(err: BaseException, focus_file: str | None) -> CallError:
     gb_type = torch_support.gb_type_of(err) if isinstance(err, _Unsupported) else None
     stack = getattr(err, "real_stack", None) if gb_type else None
@@ -335,10 +369,17 @@ def call_error(err: BaseException, focus_file: str | None) -> CallError:
 _TORCH_DIR = os.path.dirname(torch.__file__)
 _STDLIB_DIR = os.path.dirname(os.__file__)
 _CHECKER_DIR = os.path.dirname(__file__)
+_DYNAMO_DIR = os.path.dirname(_eval_frame.__file__)
+_INSTALLED_MARKERS = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}")
 
 
 def is_user_file(filename: str | None) -> bool:
     return bool(filename) and not filename.startswith((_TORCH_DIR, _STDLIB_DIR, _CHECKER_DIR)) and "<frozen" not in filename
+
+
+def is_own_code(filename: str | None) -> bool:
+    """Code the user wrote: outside torch, the standard library, this checker and installed packages."""
+    return is_user_file(filename) and not any(marker in filename for marker in _INSTALLED_MARKERS)
 
 
 def _user_location(stack, focus_file, fallback):

@@ -2,7 +2,8 @@
 
 torch ships `torch/_dynamo/graph_break_registry.json` (GB id → graph-break type, explanation, hints).
 The course adds `checker/graph_breaks.toml`: for the breaks it teaches, what the break means in one
-sentence, what usually fixes it, and the book chapter to read.
+sentence, what usually fixes it, and the book chapter to read, or, where the course has no chapter
+for it yet, the section of PyTorch's torch.compile programming-model docs that covers it.
 """
 
 from __future__ import annotations
@@ -18,6 +19,13 @@ from checker import torch_support
 COURSE_NOTES_PATH = Path(__file__).with_name("graph_breaks.toml")
 # Public pages per GB id, the same link torch prints under a graph-break message.
 GB_PAGE = "https://meta-pytorch.github.io/compile-graph-break-site/gb/gb{number}.html"
+# Sections of PyTorch's torch.compile programming model that a note may send a reader to.
+DOCS_PAGE = "https://docs.pytorch.org/docs/stable/compile/programming_model.{section}.html"
+DOCS_SECTIONS = ("common_graph_breaks", "skipped_functions", "custom_ops", "dynamo_nonstrict_trace",
+                 "fullgraph_false", "compiler_disable", "where_to_apply_compile", "nested_graph_breaks",
+                 "observability", "reporting_issues", "recompilation", "dynamo_core_concepts",
+                 "error_on_graph_break", "fullgraph_true")
+OWNERS = ("you", "library", "torch")  # who usually removes the break when it happens inside a library
 
 
 @dataclass(frozen=True)
@@ -27,7 +35,10 @@ class CourseNote:
     gb_id: str
     meaning: str  # one sentence a learner can act on
     fix: str  # the usual ways out, shortest first
-    chapter: str  # book page, e.g. "data-dependent"
+    chapter: str = ""  # book page, e.g. "data-dependent"; empty where the book has none yet
+    docs: str = ""  # a DOCS_SECTIONS key: PyTorch's section on it (required when there is no chapter)
+    owner: str = ""  # an OWNERS value: who fixes it when it happens in a library's code
+    in_library: str = ""  # what a user can do when the break is inside a library they call
 
 
 @lru_cache(maxsize=1)
@@ -59,6 +70,10 @@ def gb_type_for(gb_id: str) -> str | None:
 
 def gb_page(gb_id: str | None) -> str | None:
     return GB_PAGE.format(number=gb_id.removeprefix("GB")) if gb_id else None
+
+
+def docs_url(section: str | None) -> str | None:
+    return DOCS_PAGE.format(section=section) if section else None
 
 
 @lru_cache(maxsize=1)

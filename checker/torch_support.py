@@ -135,6 +135,7 @@ class BreakEvent:
     hints: tuple[str, ...]
     stack: Any  # the user's stack at the break (a traceback.StackSummary), may be empty
     frame: tuple[str, int, str]  # (file, line, function) Dynamo was tracing: where to point without a stack
+    exc: BaseException | None = None  # the break's exception where the release passes it (its chain holds causes)
 
 
 # Structured parts of each graph-break message Dynamo formats, keyed by the message text, so a break's
@@ -207,7 +208,7 @@ def _event(arguments: dict[str, Any]) -> BreakEvent | None:
     else:
         options = arguments["code_options"]
         frame = (options["co_filename"], options["co_firstlineno"], options["co_name"])
-    return BreakEvent(gb_type=gb_type, explanation=explanation, hints=hints, stack=stack, frame=frame)
+    return BreakEvent(gb_type=gb_type, explanation=explanation, hints=hints, stack=stack, frame=frame, exc=exc)
 
 
 def _capture_message_parts(original: Callable[..., str]) -> None:

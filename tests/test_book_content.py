@@ -217,9 +217,11 @@ def test_toc_lists_every_chapter_under_the_ids_the_checker_uses():
         assert f"{{doc}}`{chapter}`" in index, f"the landing page does not link {chapter}"
     for name in files:
         assert (BOOK / f"{name}.ipynb").exists() or (BOOK / f"{name}.md").exists(), name
-    # The checker's notes name chapters by these slugs; every one must exist.
+    # The checker's notes name chapters by these slugs; every one must exist. A note without a chapter
+    # sends the reader to PyTorch's programming-model docs instead (tests/test_diagnose_library.py).
     notes = tomllib.loads((ROOT / "checker" / "graph_breaks.toml").read_text(encoding="utf-8"))
-    assert {note["chapter"] for note in notes.values()} <= set(CHAPTERS)
+    assert {note["chapter"] for note in notes.values() if note.get("chapter")} <= set(CHAPTERS)
+    assert all(note.get("chapter") or note.get("docs") for note in notes.values())
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
