@@ -145,6 +145,10 @@ TECHNIQUES = {
 # What the stored outputs of the newer chapters must show: the behaviour each chapter is about, as torch
 # 2.13 printed it (plain text of stream outputs, error messages and, for errors, their tracebacks).
 OUTPUTS_SHOW = {
+    "what-is-a-graph-break": [
+        # torch._dynamo.explain names Dynamo's internal reason, not the registry's type (torch 2.13)
+        "reason: generic_jump TensorVariable()", "2 compilations for 3 calls",
+    ],
     "dynamic-shapes": [
         # torch 2.13: fullgraph=True captures nonzero, default mode breaks on it
         "GB0036 Dynamic shape operator", "fullgraph: 1 graph(s), 9 op(s), 0 graph break(s)",
