@@ -136,7 +136,10 @@ class Diagnosis:
             lines.append(f"  {gb.gb_id or '?'} {gb.gb_type} at {gb.where}{times}: {gb.source_line}")
         if self.error:
             at = f" at {os.path.basename(self.error.filename)}:{self.error.line}" if self.error.filename else ""
-            lines.append(f"  error{at}: {self.error.type}: {self.error.message.splitlines()[0] if self.error.message else ''}")
+            if self.error.gb_type:  # a graph break raised under fullgraph=True: its id and the user's line
+                lines.append(f"  error: {self.error.gb_id or '?'} {self.error.gb_type}{at}: {self.error.source_line}")
+            else:
+                lines.append(f"  error{at}: {self.error.type}: {self.error.message.splitlines()[0] if self.error.message else ''}")
         return "\n".join(lines)
 
     __str__ = summary
