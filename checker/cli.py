@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from checker.course import CourseError, find_course
+from checker.course import Course, CourseError, find_course
 from checker.manifest import Exercise, ManifestError, find_exercise, load_exercises
 from checker.progress import Progress, file_digest
 from checker.report import PASS, SKIP, paint, render_text, use_colour
@@ -212,16 +212,16 @@ def cmd_init(folder: Path) -> int:
 def cmd_list(as_json: bool) -> int:
     exercises = load_exercises()
     if as_json:
-        print(json.dumps([exercise_record(ex) for ex in exercises], indent=2))
+        course = find_course()
+        print(json.dumps([exercise_record(ex, course) for ex in exercises], indent=2))
         return 0
     for ex in exercises:
         print(f"{ex.id:28} {ex.category:18} {ex.title}" + (f"  (skipped: {ex.skip})" if ex.skip else ""))
     return 0
 
 
-def exercise_record(ex: Exercise) -> dict:
+def exercise_record(ex: Exercise, course: Course) -> dict:
     """The `list --json` object for one exercise (paths relative to the workspace or clone, else absolute)."""
-    course = find_course()
     return {
         "id": ex.id, "title": ex.title, "category": ex.category, "chapter": ex.chapter,
         "exercise": course.shown(ex.exercise_path),
