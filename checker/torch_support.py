@@ -172,9 +172,7 @@ def install_graph_break_hooks(on_break: Callable[[BreakEvent], None], is_listeni
     from torch._dynamo import symbolic_convert
 
     _capture_message_parts(dynamo_exc.format_graph_break_message)
-    owner: Any = symbolic_convert.InstructionTranslatorBase
-    if "log_graph_break" not in vars(owner):  # before torch 2.10: a module-level function
-        owner = symbolic_convert
+    owner = hook_point(symbolic_convert)
     original = getattr(owner, "log_graph_break")
     signature = inspect.signature(original)
 
@@ -186,6 +184,16 @@ def install_graph_break_hooks(on_break: Callable[[BreakEvent], None], is_listeni
         return original(*args, **kwargs)
 
     setattr(owner, "log_graph_break", log_graph_break)
+
+
+def hook_point(symbolic_convert: Any) -> Any:
+    """What holds `log_graph_break` in this module: the translator class (torch 2.10 on) or the module itself."""
+    translator = getattr(symbolic_convert, "InstructionTranslatorBase", None)
+    if translator is not None and "log_graph_break" in vars(translator):
+        return translator
+    if callable(getattr(symbolic_convert, "log_graph_break", None)):  # before torch 2.10
+        return symbolic_convert
+    raise RuntimeError("this torch's Dynamo has no log_graph_break to observe graph breaks with")
 
 
 def _event(arguments: dict[str, Any]) -> BreakEvent | None:
@@ -224,6 +232,37 @@ def _capture_message_parts(original: Callable[..., str]) -> None:
     for name, module in list(sys.modules.items()):
         if name.startswith("torch._dynamo") and getattr(module, "format_graph_break_message", None) is original:
             module.format_graph_break_message = format_graph_break_message
+
+
+@dataclass(frozen=True)
+class FullgraphCapture:
+    """What torch.compile(fullgraph=True) captures on its own, without the config that default mode needs."""
+
+    scalars: bool  # `.item()` and friends (capture_scalar_outputs): from torch 2.10 on
+    dynamic_shapes: bool  # `nonzero` and other data-dependent shapes (capture_dynamic_output_shape_ops)
+
+
+_fullgraph_capture: list[FullgraphCapture] = []
+
+
+def fullgraph_captures() -> FullgraphCapture:
+    """Read from the shape environment Dynamo builds for a fullgraph=True compile of a tiny function (once)."""
+    if not _fullgraph_capture:
+        import torch
+        import torch._guards
+
+        seen: list[Any] = []
+
+        def backend(gm: Any, example_inputs: list[Any]) -> Any:
+            seen.append(torch._guards.TracingContext.get().fake_mode.shape_env)
+            return gm.forward
+
+        with torch._dynamo.config.patch(capture_scalar_outputs=False, capture_dynamic_output_shape_ops=False):
+            torch.compile(lambda x: x + 1, backend=backend, fullgraph=True)(torch.ones(1))
+        torch._dynamo.reset()
+        _fullgraph_capture.append(FullgraphCapture(scalars=bool(seen[0].allow_scalar_outputs),
+                                                   dynamic_shapes=bool(seen[0].allow_dynamic_output_shape_ops)))
+    return _fullgraph_capture[0]
 
 
 def skip_metrics_bookkeeping() -> None:

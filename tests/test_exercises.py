@@ -2,6 +2,7 @@
 
 import pytest
 
+from checker import torch_support
 from checker.manifest import load_exercises
 from checker.report import ERROR, FAIL, PASS
 from checker.strict import check_file, output_difference
@@ -11,6 +12,8 @@ EXERCISES = load_exercises()
 
 @pytest.mark.parametrize("exercise", EXERCISES, ids=lambda ex: ex.id)
 def test_solution_passes(exercise):
+    if exercise.skip:  # declared in the manifest for this torch
+        pytest.skip(exercise.skip)
     report = check_file(exercise, exercise.solution_path)
     assert report.status == PASS, report.to_dict()
     assert report.points == exercise.points
@@ -22,9 +25,11 @@ def test_solution_passes(exercise):
 
 @pytest.mark.parametrize("exercise", EXERCISES, ids=lambda ex: ex.id)
 def test_unfixed_exercise_shows_its_expected_break(exercise):
+    if exercise.skip:  # declared in the manifest for this torch
+        pytest.skip(exercise.skip)
     report = check_file(exercise, exercise.exercise_path)
     assert report.points == 0
-    gb_ids = {gb["gb_id"] for gb in report.graph_breaks}
+    gb_ids = {gb["gb_id"] or gb["gb_type"] for gb in report.graph_breaks}  # as `gbcheck verify` shows them
     assert exercise.expected_break in gb_ids, report.to_dict()
     checks = {check.name: check for check in report.checks}
     if exercise.fails_eagerly:
@@ -44,6 +49,8 @@ def test_unfixed_exercise_shows_its_expected_break(exercise):
 @pytest.mark.parametrize("exercise", [ex for ex in EXERCISES if not ex.fails_eagerly], ids=lambda ex: ex.id)
 def test_original_and_solution_agree_eagerly(exercise):
     """The reference is the solution; it must compute what the original computes, on every input."""
+    if exercise.skip:
+        pytest.skip(exercise.skip)
     from checker.strict import reference_outcome
     from checker.sandbox import Limits, run_job
     from checker.trial import run_trial
@@ -61,7 +68,8 @@ def test_every_technique_of_the_source_page_has_an_exercise():
     assert {"incorrect-code", "data-dependent", "printing-logging"} <= categories
     assert len(EXERCISES) >= 9
     allowed = {key for ex in EXERCISES for key in ex.allowed_config}
-    assert {"capture_scalar_outputs", "reorderable_logging_functions", "ignore_logging_functions"} <= allowed
+    ignore_logging = torch_support.config_name("ignore_logging_functions", "ignore_logger_methods")  # before 2.11
+    assert {"capture_scalar_outputs", "reorderable_logging_functions", ignore_logging} <= allowed
 
 
 @pytest.mark.parametrize("exercise", EXERCISES, ids=lambda ex: ex.id)
