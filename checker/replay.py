@@ -11,7 +11,7 @@ after it has ended: the replay seed is drawn by the grader only once the trial p
      functional namespaces, ATen overloads, Tensor methods, `operator` functions, `torch.cond` with its
      branch graphs), its arguments as constants and references to other nodes. No pickled code: the
      record loads with `weights_only=True`, and a target outside the allow-list is refused by name;
-  2. rebuilds them in a sandboxed process that never imported learner code (forked from the grader),
+  2. rebuilds them in a process that never imported learner code (the grader itself; see audit.py),
      feeding each graph the fresh inputs for its arguments and the recorded values for the rest
      (parameters, module-level tensors);
   3. requires every call to have run exactly one graph (a split function had a graph break, whatever the
@@ -30,7 +30,13 @@ flag alone (capture-item, capture-nonzero), fabricate result frames around the g
 captures from the unfixed code, since the graph is then the fixed one; fake what its logging prints
 (prints are not graph operations); and, where the graph calls an operator the learner's file defines
 (the custom-op exercises), nothing can be replayed without the learner's code: the report says so and
-the verdict rests on the sandboxed run on fresh inputs, the tamper check and the remaining checks.
+the verdict rests on the sandboxed run on fresh inputs, the tamper check and the remaining checks. A
+recorded graph can also make the replay slow or large: it runs allow-listed operations only, but in the
+grader (a size cap on records, and for an exam a container per grading run, bound that).
+
+Why not pickled graphs, or Dynamo's own serialisation: loading either runs or imports code named by the
+record. Here every name is looked up in fixed namespaces and checked against the allow-list before
+anything is called, and the record itself is plain lists, dicts, numbers, strings and tensors.
 """
 
 from __future__ import annotations
