@@ -285,24 +285,31 @@ def _decode(value: Any, env: dict[str, torch.fx.Node]) -> Any:
     raise Refused(f"a graph argument of kind {kind!r}")
 
 
-# Operations whose output shape or Python value depends on tensor data: a graph without any of them
-# needs no run on fake tensors (see audit.py), which costs more than the rest of the replay together.
-_DATA_DEPENDENT = {"item", "_local_scalar_dense", "tolist", "nonzero", "argwhere", "masked_select", "unique",
-                   "unique_consecutive", "repeat_interleave", "bincount", "histc", "nonzero_static"}
+# Operations whose Python value ("scalar") or output shape ("shape") depends on tensor data: only a
+# graph holding one that the exercise's settings do not allow needs the run on fake tensors (audit.py),
+# which costs more than the rest of the replay together.
+_SCALAR = {"item", "_local_scalar_dense", "tolist"}
+_SHAPE = {"nonzero", "argwhere", "masked_select", "unique", "unique_consecutive", "repeat_interleave", "bincount",
+          "histc", "nonzero_static"}
 _INDEXING = {"getitem", "setitem", "index", "index_put", "index_put_", "__getitem__", "__setitem__"}
 
 
-def may_depend_on_data(record: dict[str, Any]) -> bool:
-    """Whether a graph record holds an operation that default mode may break on for its data."""
+def data_dependence(record: dict[str, Any]) -> set[str]:
+    """Which kinds of data-dependent operation ("scalar", "shape") a graph record may hold."""
+    kinds = set()
     for entry in record.get("nodes", ()):
         name = str(entry.get("target", "")).split(".")
         short = name[-2] if len(name) > 1 and name[0] == "torch" and name[1] == "ops" else name[-1]
         args = (entry.get("args") or {}).get("tuple", [])
-        if short in _DATA_DEPENDENT or (short == "where" and len(args) == 1):
-            return True
+        if short in _SCALAR:
+            kinds.add("scalar")
+        if short in _SHAPE or (short == "where" and len(args) == 1):
+            kinds.add("shape")
         if short in _INDEXING and len(args) > 1 and "'node'" in repr(args[1:]):
-            return True
-    return any(may_depend_on_data(sub) for sub in (record.get("subgraphs") or {}).values())
+            kinds.add("shape")
+    for sub in (record.get("subgraphs") or {}).values():
+        kinds |= data_dependence(sub)
+    return kinds
 
 
 def graph_inputs(inputs: list[dict[str, Any]], parameters: list[str], args: tuple[Any, ...],
