@@ -153,8 +153,8 @@ def grade_class(submissions: Path, out: Path, parallel: int = 2, limits: sandbox
 def _run(students: list[Student], exercises: list[Exercise], out: Path,
          parallel: int, limits: sandbox.Limits, progress, finished: list[Student]) -> None:
     by_id = {ex.id: ex for ex in exercises}
-    # Byte-identical files (an unmodified exercise, a copied fix) are checked once: the checks are
-    # deterministic, so the verdict, lines and messages are the same for every copy.
+    # Byte-identical files (an unmodified exercise, a copied fix) are checked once, on one set of fresh
+    # draws: the same file gets the same verdict, lines and messages for every copy.
     groups: dict[tuple[str, str], list[Student]] = {}
     for student in students:
         for exercise_id, path in student.files.items():

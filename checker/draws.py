@@ -26,7 +26,7 @@ from typing import Any
 
 from checker.manifest import Exercise, build_value
 
-DRAWS_PER_CASE = 2  # fresh draws of each example case, per check
+DRAWS_PER_CASE = 1  # fresh draws of each example case in the trial (the replay draws more, in the grader)
 REPEATS = 1  # draws each mode calls a second time, somewhere in its order
 RANDOM_MAKERS = ("randn", "rand", "randint", "bernoulli")
 

@@ -11,7 +11,7 @@ after it has ended: the replay seed is drawn by the grader only once the trial p
      functional namespaces, ATen overloads, Tensor methods, `operator` functions, `torch.cond` with its
      branch graphs), its arguments as constants and references to other nodes. No pickled code: the
      record loads with `weights_only=True`, and a target outside the allow-list is refused by name;
-  2. rebuilds them in a sandboxed process that never imported learner code (forked from the grader),
+  2. rebuilds them in a process that never imported learner code (the grader itself; see audit.py),
      feeding each graph the fresh inputs for its arguments and the recorded values for the rest
      (parameters, module-level tensors);
   3. requires every call to have run exactly one graph (a split function had a graph break, whatever the
@@ -30,7 +30,13 @@ flag alone (capture-item, capture-nonzero), fabricate result frames around the g
 captures from the unfixed code, since the graph is then the fixed one; fake what its logging prints
 (prints are not graph operations); and, where the graph calls an operator the learner's file defines
 (the custom-op exercises), nothing can be replayed without the learner's code: the report says so and
-the verdict rests on the sandboxed run on fresh inputs, the tamper check and the remaining checks.
+the verdict rests on the sandboxed run on fresh inputs, the tamper check and the remaining checks. A
+recorded graph can also make the replay slow or large: it runs allow-listed operations only, but in the
+grader (a size cap on records, and for an exam a container per grading run, bound that).
+
+Why not pickled graphs, or Dynamo's own serialisation: loading either runs or imports code named by the
+record. Here every name is looked up in fixed namespaces and checked against the allow-list before
+anything is called, and the record itself is plain lists, dicts, numbers, strings and tensors.
 """
 
 from __future__ import annotations
@@ -279,24 +285,31 @@ def _decode(value: Any, env: dict[str, torch.fx.Node]) -> Any:
     raise Refused(f"a graph argument of kind {kind!r}")
 
 
-# Operations whose output shape or Python value depends on tensor data: a graph without any of them
-# needs no run on fake tensors (see audit.py), which costs more than the rest of the replay together.
-_DATA_DEPENDENT = {"item", "_local_scalar_dense", "tolist", "nonzero", "argwhere", "masked_select", "unique",
-                   "unique_consecutive", "repeat_interleave", "bincount", "histc", "nonzero_static"}
+# Operations whose Python value ("scalar") or output shape ("shape") depends on tensor data: only a
+# graph holding one that the exercise's settings do not allow needs the run on fake tensors (audit.py),
+# which costs more than the rest of the replay together.
+_SCALAR = {"item", "_local_scalar_dense", "tolist"}
+_SHAPE = {"nonzero", "argwhere", "masked_select", "unique", "unique_consecutive", "repeat_interleave", "bincount",
+          "histc", "nonzero_static"}
 _INDEXING = {"getitem", "setitem", "index", "index_put", "index_put_", "__getitem__", "__setitem__"}
 
 
-def may_depend_on_data(record: dict[str, Any]) -> bool:
-    """Whether a graph record holds an operation that default mode may break on for its data."""
+def data_dependence(record: dict[str, Any]) -> set[str]:
+    """Which kinds of data-dependent operation ("scalar", "shape") a graph record may hold."""
+    kinds = set()
     for entry in record.get("nodes", ()):
         name = str(entry.get("target", "")).split(".")
         short = name[-2] if len(name) > 1 and name[0] == "torch" and name[1] == "ops" else name[-1]
         args = (entry.get("args") or {}).get("tuple", [])
-        if short in _DATA_DEPENDENT or (short == "where" and len(args) == 1):
-            return True
+        if short in _SCALAR:
+            kinds.add("scalar")
+        if short in _SHAPE or (short == "where" and len(args) == 1):
+            kinds.add("shape")
         if short in _INDEXING and len(args) > 1 and "'node'" in repr(args[1:]):
-            return True
-    return any(may_depend_on_data(sub) for sub in (record.get("subgraphs") or {}).values())
+            kinds.add("shape")
+    for sub in (record.get("subgraphs") or {}).values():
+        kinds |= data_dependence(sub)
+    return kinds
 
 
 def graph_inputs(inputs: list[dict[str, Any]], parameters: list[str], args: tuple[Any, ...],

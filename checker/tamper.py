@@ -64,7 +64,7 @@ def _function_state(value: Any) -> tuple[int, ...] | None:
     return (id(code), id(value.__defaults__), id(value.__kwdefaults__), *cells)
 
 
-def _functions(namespace: dict[str, Any], prefix: str) -> dict[str, tuple[int, ...]]:
+def _functions(namespace: dict[str, Any], prefix: str) -> dict[str, tuple[Any, tuple[int, ...]]]:
     """Every function of a namespace, and the methods of the checker's classes in it, by dotted name."""
     states = {}
     for name, value in namespace.items():
@@ -72,12 +72,12 @@ def _functions(namespace: dict[str, Any], prefix: str) -> dict[str, tuple[int, .
             continue
         state = _function_state(value)
         if state is not None:
-            states[f"{prefix}.{name}"] = state
+            states[f"{prefix}.{name}"] = (value, state)
         elif isinstance(value, type) and value.__module__.startswith("checker."):
             for member, inner in vars(value).items():
                 inner_state = _function_state(inner)
                 if inner_state is not None:
-                    states[f"{prefix}.{name}.{member}"] = inner_state
+                    states[f"{prefix}.{name}.{member}"] = (inner, inner_state)
     return states
 
 
@@ -95,7 +95,7 @@ class Snapshot:
     class_members: dict[str, set[str]]  # every attribute of the watched classes: an added method is a patch too
     config: dict[str, Any]
     stance: str
-    functions: dict[str, tuple[int, ...]]  # dotted name -> code, defaults and closure contents (ids)
+    functions: dict[str, tuple[Any, tuple[int, ...]]]  # dotted name -> (function, its code, defaults, cells)
     checker_globals: dict[str, dict[str, int]]  # checker module -> global name -> id() of its value
 
     @classmethod
@@ -127,9 +127,7 @@ class Snapshot:
                     replaced.add(f"{space}.{name}")
             if space in self.class_members:
                 replaced |= {f"{space}.{name}" for name in set(namespace) - self.class_members[space]}
-            now = _functions(namespace, space)
-            replaced |= {name for name, state in self.functions.items()
-                         if name.startswith(space + ".") and name in now and now[name] != state}
+        replaced |= {name for name, (function, state) in self.functions.items() if _function_state(function) != state}
         for module, saved in self.checker_globals.items():
             namespace = vars(sys.modules[module])
             replaced |= {f"{module}.{key}" for key, ident in saved.items()

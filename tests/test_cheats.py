@@ -48,6 +48,10 @@ def test_an_honest_fix_passes(tmp_path):
      "log_graph_break"),
     ("import builtins; builtins.print = lambda *a, **k: None", "builtins.print"),
     ("torch.Tensor.item = lambda self: 1.0", "torch.Tensor.item"),
+    ("import sys; sys.modules['checker.engine']._active = []", "checker.engine._active"),
+    ("import torch._dynamo.symbolic_convert as s; "
+     "s.InstructionTranslatorBase.log_graph_break.__closure__[0].cell_contents = print", "log_graph_break"),
+    ("import sys; sys.modules['checker.engine'].diagnose.__defaults__ = ('eager',)", "checker.engine.diagnose"),
 ])
 def test_switching_things_off_is_rejected(tmp_path, switch_off, finding):
     report, checks = grade(tmp_path, "import torch\n" + switch_off + "\n" + FIXED_BODY)

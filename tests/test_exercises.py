@@ -93,3 +93,23 @@ def test_output_difference_handles_nested_outputs():
     changed = (torch.ones(2), {"loss": torch.ones(())}, 3)
     assert "not close" in output_difference(_plain(changed), _plain(value), 1e-6, 1e-6)
     assert output_difference(_plain((1, 2)), _plain([1, 2]), 0, 0) is not None  # tuple is not list
+
+
+@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda ex: ex.id)
+def test_fresh_draws_take_the_branches_of_their_examples(exercise):
+    from checker.coverage import draw_problems
+
+    assert draw_problems(exercise) == []
+
+
+def test_a_generator_that_strays_from_its_branch_fails_the_course():
+    from dataclasses import replace
+
+    from checker.coverage import draw_problems
+
+    exercise = next(ex for ex in EXERCISES if ex.id == "cond-on-input")
+    tanh_case = exercise.inputs[1]
+    relu_weight = {"randn": [8, 8], "scale": 0.1, "shift": 0.2}  # the relu case's weight, drawn for the tanh case
+    strayed = replace(exercise, inputs=(exercise.inputs[0], replace(tanh_case, draw_args=({}, relu_weight))))
+    problems = draw_problems(strayed)
+    assert problems and "input 2" in problems[0] and "misses lines" in problems[0]

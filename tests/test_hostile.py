@@ -27,7 +27,7 @@ def grade(name, exercise_id):
 def test_branch_chosen_by_call_count_fails():
     report, checks = grade("call_count.py", "cond-on-input")
     assert report.status == FAIL, report.to_dict()
-    assert checks["eager-matches"].status == FAIL or checks["compiled-matches"].status == FAIL
+    # The modes' own orders make the count miss the branch most of the time; the replay, every time.
     assert checks["replay-matches"].status == FAIL
     assert "computes something else than the reference" in checks["replay-matches"].message
 
@@ -93,7 +93,7 @@ def test_each_mode_calls_the_draws_in_an_order_of_its_own_with_repeats():
 
     exercise = find_exercise("cond-on-input")
     fresh = draws.draws(exercise, 7)
-    assert [d.case for d in fresh] == [0, 0, 1, 1]
+    assert [d.case for d in fresh] == [0, 1]
     assert draws.draws(exercise, 7)[0].args[0].equal(fresh[0].args[0])  # a seed reproduces its draws
     assert not draws.draws(exercise, 8)[0].args[0].equal(fresh[0].args[0])
     orders = [draws.call_order(len(fresh), seed, mode) for seed in range(5) for mode in ("eager", "default")]
