@@ -481,15 +481,16 @@ def _grade(exercise: Exercise, path: Path, limits: Limits, hint_level: int, seed
 
 
 def _seed(text: str | None):
-    """--seed as the checker's Seed; a malformed one is a usage error (ManifestError-like: exit 2)."""
+    """--seed as the checker's Seed; a malformed one is a usage error."""
     from checker.draws import Seed
 
     if text is None:
         return None
     try:
         return Seed.parse(text)
-    except ValueError as err:
-        raise SystemExit(f"gbcheck: {err}") from None
+    except ValueError as err:  # bad usage: exit status 2, as for argparse's own errors
+        print(f"gbcheck: {err}", file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 def _limits(args: argparse.Namespace | None = None) -> Limits:
