@@ -79,6 +79,13 @@ _METHODS_DENIED = _DENIED | {
     "map_", "map2_", "cuda", "to_dlpack", "__reduce_ex__", "__setstate__", "storage_offset", "tolist",
 }
 _HIGHER_ORDER_ALLOWED = {"cond"}
+# Operator methods: pure tensor arithmetic, which some releases (2.8 to 2.10) record as method calls
+# (`x.__eq__(0)`) where later ones record `operator.eq`.
+_DUNDER_ALLOWED = {f"__{name}__" for name in (
+    "eq", "ne", "lt", "le", "gt", "ge", "add", "radd", "iadd", "sub", "rsub", "isub", "mul", "rmul", "imul",
+    "truediv", "rtruediv", "itruediv", "floordiv", "rfloordiv", "mod", "rmod", "pow", "rpow", "matmul",
+    "rmatmul", "neg", "pos", "abs", "invert", "and", "rand", "iand", "or", "ror", "ior", "xor", "rxor", "ixor",
+    "lshift", "rshift", "getitem", "setitem", "bool", "float", "int", "len")}
 
 
 class NotReplayable(Exception):
@@ -200,7 +207,8 @@ def resolve(name: str) -> Callable[..., Any]:
 
 def tensor_method(name: str) -> Callable[..., Any]:
     """A Tensor method call as a function that refuses any other receiver."""
-    if not isinstance(name, str) or name.startswith("_") or name in _METHODS_DENIED or not hasattr(torch.Tensor, name):
+    allowed_name = isinstance(name, str) and (name in _DUNDER_ALLOWED or not name.startswith("_"))
+    if not allowed_name or name in _METHODS_DENIED or not hasattr(torch.Tensor, name):
         raise Refused(f"the graph calls the method {name!r}, which is not a Tensor operation a fix may use")
 
     def call(receiver: Any, *args: Any, **kwargs: Any) -> Any:

@@ -7,6 +7,7 @@ real torch installed is checked too, whatever release it is.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import subprocess
 import sys
@@ -20,7 +21,10 @@ import pytest
 import torch
 
 from checker import engine, torch_support
-from checker.manifest import PROJECT_ROOT, ManifestError, load_exercises
+from checker.course import find_course
+from checker.manifest import ManifestError, load_exercises
+
+REPO = Path(__file__).resolve().parent.parent  # the clone these tests run in
 
 logger = logging.getLogger("gbcourse.test.support")
 
@@ -45,7 +49,7 @@ def test_the_installed_torch_is_supported():
 
 
 def test_pyproject_declares_the_same_range():
-    project = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert torch_support.REQUIREMENT in project["dependencies"]
 
 
@@ -57,7 +61,7 @@ def _fake_torch(tmp_path: Path, version: str) -> dict[str, str]:
         f"Metadata-Version: 2.1\nName: torch\nVersion: {version}\n", encoding="utf-8")
     (tmp_path / "torch").mkdir()
     (tmp_path / "torch" / "__init__.py").write_text("raise ImportError('the fake torch was imported')\n")
-    return {"PYTHONPATH": f"{tmp_path}:{PROJECT_ROOT}", "PATH": "/usr/bin:/bin"}
+    return {"PYTHONPATH": f"{tmp_path}:{REPO}", "PATH": "/usr/bin:/bin"}
 
 
 @pytest.mark.parametrize("argv", [["list", "--json"], ["check", "cond-on-input"], ["verify"], []])
@@ -209,14 +213,14 @@ def test_message_parts_of_an_exception_and_of_text():
 
 # --- the manifest's variants ------------------------------------------------------------------------
 
-def _manifest(tmp_path: Path, variants: str) -> Path:
-    original = (PROJECT_ROOT / "exercises" / "exercises.toml").read_text(encoding="utf-8")
+def _manifest(tmp_path: Path, variants: str):
+    original = (REPO / "exercises" / "exercises.toml").read_text(encoding="utf-8")
     first = original.index("\n[[exercise]]\n")
     second = original.index("\n[[exercise]]\n", first + 1)
     block = original[first:second].split("\n[[exercise.variant]]")[0]  # the first exercise, as declared
     path = tmp_path / "exercises.toml"
     path.write_text(block.rstrip() + "\n" + textwrap.dedent(variants), encoding="utf-8")
-    return path
+    return dataclasses.replace(find_course(REPO), manifest_path=path)  # the course, with this manifest
 
 
 def test_variants_apply_where_their_condition_holds(tmp_path):
@@ -248,6 +252,7 @@ def test_variants_apply_where_their_condition_holds(tmp_path):
 
 def test_a_declared_skip_is_reported_as_skip_by_every_face(tmp_path, capsys, monkeypatch):
     from checker import cli
+    from checker.commands import instructor, learner
     from checker.report import render_text
     from checker.strict import check_file
 
@@ -260,12 +265,13 @@ def test_a_declared_skip_is_reported_as_skip_by_every_face(tmp_path, capsys, mon
     report = check_file(exercise, exercise.exercise_path)
     assert report.status == "skip" and exercise.skip in report.message and report.max_points == 0
     assert render_text(report).startswith("SKIPPED")
-    assert cli.exercise_record(exercise)["skip"] == exercise.skip
-    monkeypatch.setattr(cli, "load_exercises", lambda: [exercise])
+    assert learner.exercise_record(exercise, find_course(REPO))["skip"] == exercise.skip
+    monkeypatch.setattr(instructor, "load_exercises", lambda *course: [exercise])
+    monkeypatch.setattr(learner, "load_exercises", lambda *course: [exercise])
     assert cli.main(["verify"]) == 0  # a declared skip holds
     assert f"skip: {exercise.skip}" in capsys.readouterr().out
     from checker.progress import Progress
-    monkeypatch.setattr(cli, "Progress", lambda: Progress(tmp_path / "progress.json"))  # not the learner's
+    monkeypatch.setattr(learner, "Progress", lambda: Progress(tmp_path / "progress.json"))  # not the learner's
     cli.main([])
     assert f"(skipped: {exercise.skip})" in capsys.readouterr().out
 
@@ -297,6 +303,6 @@ def test_objects_frozen_for_forking_are_freed_when_the_grader_exits():
         del cycle
         sandbox.run_jobs([lambda: 1])
     """)
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, cwd=PROJECT_ROOT)
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, cwd=REPO)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "freed" and done.stderr == ""

@@ -1,0 +1,1 @@
+"""The verbs of `gbcheck`, one module per audience; `checker.cli` parses and calls them."""

@@ -1,0 +1,100 @@
+"""The course author's and the instructor's verbs: verify, grade a class, build and run a Gradescope autograder."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from checker.commands.common import grade, sandbox_limits
+from checker.manifest import find_exercise, load_exercises
+from checker.report import PASS, paint, use_colour
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from checker import coverage
+
+    exercises = load_exercises()
+    if args.ids:
+        exercises = [find_exercise(exercise_id, exercises) for exercise_id in args.ids]
+    colour = use_colour()
+    broken = 0
+    started = time.monotonic()
+    for ex in exercises:
+        if ex.skip:  # declared in the manifest: holds
+            print(f" {paint('-', 'skip', colour)} {ex.id:28} skip: {ex.skip}")
+            continue
+        unfixed = grade(ex, ex.original_path, sandbox_limits(args), 0)
+        fixed = grade(ex, ex.solution_path, sandbox_limits(args), 0)
+        shown = sorted({gb["gb_id"] or gb["gb_type"] for gb in unfixed.graph_breaks})
+        problems = coverage.draw_problems(ex, sandbox_limits(args))  # fresh draws reach every branch
+        if ex.expected_break not in shown:
+            problems.append(f"exercise shows {', '.join(shown) or 'no graph break'}, not {ex.expected_break}")
+        if unfixed.status == PASS:
+            problems.append("exercise already passes")
+        if fixed.status != PASS:
+            problems.append(f"solution does not pass: {fixed.message}")
+        broken += bool(problems)
+        mark = paint("✗", "fail", colour) if problems else paint("✓", "pass", colour)
+        print(f" {mark} {ex.id:28} exercise: {unfixed.status:5} {', '.join(shown):16} solution: {fixed.status}")
+        for problem in problems:
+            print(f"     {problem}")
+    seconds = time.monotonic() - started
+    print(f"\n{len(exercises) - broken}/{len(exercises)} exercises hold the invariant, fresh draws of "
+          f"{len(coverage.SEEDS)} seeds included ({seconds:.1f} s)")
+    return 1 if broken else 0
+
+
+def cmd_grade(args: argparse.Namespace) -> int:
+    from checker import classroom, sandbox
+
+    sandbox.prepare()
+    if not args.submissions.is_dir():
+        print(f"gbcheck: {args.submissions} is not a folder of student submissions", file=sys.stderr)
+        return 2
+    limits = sandbox_limits(args)
+    started = time.monotonic()
+
+    interactive = sys.stderr.isatty()
+    tenths_shown = -1
+
+    def progress(counts: dict[str, int], done: int, total: int) -> None:
+        nonlocal tenths_shown
+        bar = "#" * round(24 * done / max(total, 1))
+        line = (f"grading [{bar:24}] {done}/{total} submissions  pass {counts['pass']}  fail {counts['fail']}"
+                f"  error {counts['error']}  {time.monotonic() - started:.0f} s")
+        if interactive:
+            print("\r" + line, end="", file=sys.stderr, flush=True)
+        elif done * 10 // max(total, 1) > tenths_shown:  # a log file gets a line per tenth, not one per check
+            tenths_shown = done * 10 // max(total, 1)
+            print(line, file=sys.stderr, flush=True)
+
+    result = classroom.grade_class(args.submissions, args.out, parallel=max(1, args.jobs), limits=limits,
+                                   progress=progress)
+    if interactive:
+        print(file=sys.stderr)
+    print(classroom.summary_table(result))
+    kept = f", {result.skipped} kept from an earlier run" if result.skipped else ""
+    print(f"\n{len(result.students)} students graded in {result.seconds:.1f} s{kept}. "
+          f"Grades: {args.out / 'grades.csv'}")
+    return 0
+
+
+def cmd_gradescope(target: Path) -> int:
+    from checker.gradescope import build_autograder_zip
+
+    names = build_autograder_zip(target)
+    print(f"Wrote {target} ({len(names)} files). Upload it as the autograder of a Gradescope programming "
+          "assignment; students submit their exercise files.")
+    return 0
+
+
+def cmd_gradescope_run(args: argparse.Namespace) -> int:
+    from checker import sandbox
+    from checker.gradescope import grade_one_submission
+
+    sandbox.prepare()
+    data = grade_one_submission(args.submission, args.results, sandbox_limits(args))
+    print(f"score {data['score']}: {data['output']}")
+    return 0
