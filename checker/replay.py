@@ -60,7 +60,9 @@ _FUNCTION_SPACES = {
     "torch._C._VariableFunctions": torch._C._VariableFunctions, "torch._C._linalg": torch._C._linalg,
     "torch._C._special": torch._C._special, "torch._C._fft": torch._C._fft, "math": math,
 }
-_PRIVATE_ALLOWED = {"torch._C._set_grad_enabled"}
+# Private names a graph may call: grad mode, and the size assertions some releases (2.10) record for
+# an unbacked size such as nonzero's.
+_PRIVATE_ALLOWED = {"torch._C._set_grad_enabled", "torch._check", "torch._check_is_size"}
 _OPERATOR_ALLOWED = {
     "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "neg", "pos", "abs", "invert",
     "and_", "or_", "xor", "lshift", "rshift", "eq", "ne", "lt", "le", "gt", "ge", "getitem",

@@ -18,9 +18,15 @@ from pathlib import Path
 import pytest
 import torch
 
-from checker import engine, registry
+from checker import engine, registry, torch_support
 
 REPO = Path(__file__).resolve().parent.parent  # the clone these tests run in
+
+
+def needs_ids(*gb_ids):
+    """Expectations written against torch 2.11+ ids: skipped on a release whose registry lacks them."""
+    missing = [gb_id for gb_id in gb_ids if not torch_support.has_gb_id(gb_id)]
+    return pytest.mark.skipif(bool(missing), reason=f"this torch's registry has no {', '.join(missing)}")
 
 FAKELIB = '''
 import copy
@@ -124,6 +130,7 @@ def id_counts(report):
     return counts
 
 
+@needs_ids("GB7000", "GB4198")
 def test_library_breaks_grouped_by_package_with_entry_frame_and_inner_cause(project):
     root, user, env = project
     done = gbcheck(env, user / "before.py", "--json", "--repro", root / "repro")
@@ -144,6 +151,7 @@ def test_library_breaks_grouped_by_package_with_entry_frame_and_inner_cause(proj
     assert loop["causes"][0]["gb_type"] == "Failed to trace builtin operator" and loop["causes"][0]["chapter"]
 
 
+@needs_ids("GB7000")
 def test_repro_script_reproduces_from_the_library_alone(project, tmp_path):
     root, user, env = project
     assert gbcheck(env, user / "before.py", "--repro", root / "repro").returncode == 0
@@ -158,6 +166,7 @@ def test_repro_script_reproduces_from_the_library_alone(project, tmp_path):
     assert "gb7000.html" in run.stderr and "gb4198.html" in run.stderr  # torch's own log of the breaks
 
 
+@needs_ids("GB7000", "GB4198")
 def test_text_report_is_one_line_per_library_group_unless_verbose(project):
     root, user, env = project
     short = gbcheck(env, user / "before.py")
@@ -175,6 +184,7 @@ def test_text_report_is_one_line_per_library_group_unless_verbose(project):
     assert "<script" not in page and "src=" not in page
 
 
+@needs_ids("GB7000", "GB4198")
 def test_compare_before_and_after_a_change(project):
     root, user, env = project
     done = gbcheck(env, "--compare", user / "before.py", user / "after.py", "--json")
@@ -206,6 +216,7 @@ def step(x):
 '''
 
 
+@needs_ids("GB7000")
 def test_chained_break_in_user_code_carries_its_inner_cause(tmp_path):
     from checker.diagnose import diagnose_target
     from checker.diagnose_render import render_html, render_text
@@ -248,6 +259,8 @@ def _lstm_call(x):
 @pytest.mark.parametrize("fn,gb_id", [(_observed_exception, "GB0088"), (_requires_grad_leaked, "GB8985"),
                                       (_setattr_requires_grad, "GB0206"), (_lstm_call, "GB0014")])
 def test_ids_real_models_hit_have_a_note_that_points_somewhere(fn, gb_id):
+    if not torch_support.has_gb_id(gb_id):
+        pytest.skip(f"this torch's registry has no {gb_id}")
     found = engine.diagnose(fn, (torch.randn(2, 3, 4),))
     assert [gb.gb_id for gb in found.graph_breaks] == [gb_id]
     note = registry.course_note(gb_id)
@@ -255,14 +268,16 @@ def test_ids_real_models_hit_have_a_note_that_points_somewhere(fn, gb_id):
 
 
 def test_every_note_names_a_registry_id_and_a_known_docs_section():
+    newest = torch_support.has_gb_id("GB8985")  # notes are written against the newest registries
     for gb_id, note in registry.course_notes().items():
-        assert registry.gb_type_for(gb_id), f"{gb_id} is not in torch's registry"
+        assert registry.gb_type_for(gb_id) or not newest, f"{gb_id} is not in torch's registry"
         assert note.chapter or note.docs, f"{gb_id} has neither a chapter nor a docs section"
         assert not note.docs or note.docs in registry.DOCS_SECTIONS, f"{gb_id}: unknown docs section {note.docs}"
         assert not note.owner or note.owner in registry.OWNERS
     assert registry.course_note("GB0007").chapter == registry.course_note("GB0008").chapter == "untraceable-calls"
 
 
+@needs_ids("GB7000", "GB0206", "GB4347")
 def test_a_real_transformers_model_agrees_with_torch_log(tmp_path):
     pytest.importorskip("transformers")
     script = tmp_path / "wav2vec2_train.py"
