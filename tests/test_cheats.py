@@ -54,6 +54,10 @@ def test_an_honest_fix_passes(tmp_path):
     ("import sys; sys.modules['checker.engine'].diagnose.__defaults__ = ('eager',)", "checker.engine.diagnose"),
 ])
 def test_switching_things_off_is_rejected(tmp_path, switch_off, finding):
+    from torch._dynamo.symbolic_convert import InstructionTranslatorBase
+
+    if "log_graph_break.__closure__" in switch_off and not hasattr(InstructionTranslatorBase, "log_graph_break"):
+        pytest.skip("torch 2.8/2.9 report breaks through a module function: this method does not exist")
     report, checks = grade(tmp_path, "import torch\n" + switch_off + "\n" + FIXED_BODY)
     assert report.status == FAIL
     assert checks["nothing-switched-off"].status == FAIL

@@ -259,9 +259,9 @@ def _lstm_call(x):
 @pytest.mark.parametrize("fn,gb_id", [(_observed_exception, "GB0088"), (_requires_grad_leaked, "GB8985"),
                                       (_setattr_requires_grad, "GB0206"), (_lstm_call, "GB0014")])
 def test_ids_real_models_hit_have_a_note_that_points_somewhere(fn, gb_id):
-    if not torch_support.has_gb_id(gb_id):
-        pytest.skip(f"this torch's registry has no {gb_id}")
     found = engine.diagnose(fn, (torch.randn(2, 3, 4),))
+    if not torch_support.has_gb_id("GB8985"):  # ids as torch 2.11+ reports these breaks; older ones differ
+        pytest.skip("this torch reports these breaks under other ids")
     assert [gb.gb_id for gb in found.graph_breaks] == [gb_id]
     note = registry.course_note(gb_id)
     assert note and note.meaning and note.fix and (note.chapter or note.docs)

@@ -6,6 +6,7 @@ themselves (forged result frames, with or without a graph). The grader's fresh d
 recorded graphs and the tamper check's coverage of code objects and checker globals answer them.
 """
 
+import inspect
 from pathlib import Path
 
 import pytest
@@ -52,10 +53,21 @@ def test_recorder_blinded_through_module_state_fails():
     ("swap_code_dynamo.py", "InstructionTranslatorBase.log_graph_break"),
 ])
 def test_code_swapped_in_place_fails(name, swapped):
+    from torch._dynamo import symbolic_convert
+
     report, checks = grade(name, "capture-item")
+    method = getattr(symbolic_convert.InstructionTranslatorBase, "log_graph_break", None)
+    if method is None and swapped.startswith("InstructionTranslatorBase"):  # torch 2.8/2.9 have no such method
+        assert report.status in (FAIL, ERROR), report.to_dict()
+        return
     assert report.status == FAIL, report.to_dict()
     assert swapped in checks["nothing-switched-off"].message
-    assert "split into several graphs" in checks["replay-matches"].message
+    # The stand-ins have torch 2.11's signatures; on 2.10 the swapped method fails outright, and the
+    # replay has no graphs to judge.
+    if method is not None and "exc" in inspect.signature(method).parameters:
+        assert "split into several graphs" in checks["replay-matches"].message
+    else:
+        assert checks["replay-matches"].status != "pass"
 
 
 @pytest.mark.parametrize("name, exercise_id", [
@@ -104,6 +116,11 @@ def test_each_mode_calls_the_draws_in_an_order_of_its_own_with_repeats():
 def test_a_graph_fullgraph_quietly_captures_is_refused_where_default_mode_breaks():
     """The unfixed mask-where under fullgraph=True: one graph, right values, but a boolean mask inside."""
     import torch
+
+    from checker import torch_support
+
+    if not torch_support.fullgraph_captures().dynamic_shapes:
+        pytest.skip("this torch's fullgraph=True breaks on a boolean mask too: there is no such graph")
 
     from checker import audit, draws, replay
     from checker.trial import import_file, run_trial
