@@ -27,7 +27,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import textwrap
 import tomllib
 from collections import Counter
 from pathlib import Path

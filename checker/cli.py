@@ -25,7 +25,7 @@ from pathlib import Path
 from checker.commands.instructor import cmd_grade, cmd_gradescope, cmd_gradescope_run, cmd_verify
 from checker.commands.learner import (cmd_check, cmd_diagnose, cmd_hint, cmd_init, cmd_list, cmd_overview,
                                       cmd_reset, cmd_watch)
-from checker.course import CourseError
+from checker.course import CourseError, course_version
 from checker.manifest import ManifestError
 from checker.torch_support import check_supported
 
@@ -194,9 +194,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _version() -> str:
-    try:
-        from importlib.metadata import version
-
-        return f"gbcheck {version('graph-break-course')}"
-    except Exception:  # noqa: BLE001 - running from a source tree without installing
-        return "gbcheck (source tree)"
+    installed = course_version()
+    return "gbcheck (source tree)" if installed == "unknown" else f"gbcheck {installed}"

@@ -26,6 +26,8 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
+from checker import report
+
 WORKSPACE_MARKER = Path(".gbcheck") / "workspace.toml"
 BOOK_URL = "https://graph-break-course.github.io/graph-break-course/"  # the published book (see _config.yml)
 MANIFEST_NAME = "exercises.toml"
@@ -59,7 +61,7 @@ class Course:
         return "" if self.kind == CLONE else BOOK_URL
 
     def chapter_link(self, chapter: str) -> str:
-        return f"{BOOK_URL}{chapter}.html" if self.book_url else f"book/{chapter}.ipynb"
+        return report.chapter_link(chapter, self.book_url)
 
     def shown(self, path: str | os.PathLike) -> str:
         """`path` relative to the root when it lies inside it, else as an absolute path."""
@@ -145,6 +147,16 @@ def _data_folder(package: str, known_file: str) -> Path:
     if not path.is_file():
         raise CourseError(f"the course's files are incomplete: {path} is missing. Reinstall graph-break-course.")
     return path.parent
+
+
+def course_version() -> str:
+    """The installed course's version; "unknown" when it runs from a source tree that was never installed."""
+    try:
+        from importlib.metadata import version
+
+        return version("graph-break-course")
+    except Exception:  # noqa: BLE001 - no distribution metadata
+        return "unknown"
 
 
 def workspace_info(course: Course) -> dict:

@@ -9,7 +9,6 @@ region, another API of the library), or the library (upgrade, or report it upstr
 from __future__ import annotations
 
 import importlib.metadata
-import os
 import tomllib
 from collections import defaultdict
 from dataclasses import dataclass, field

@@ -109,10 +109,14 @@ def render_text(report: Report, colour: bool = False, book_url: str = "") -> str
             lines.append("")
             lines.append(paint("Hint: ", "title", colour) + _indent_rest(report.hint, 6))
         if report.chapter:
-            where = f"{book_url.rstrip('/')}/{report.chapter}.html" if book_url else f"book/{report.chapter}.ipynb"
-            lines.append(paint("Read: ", "title", colour) + where)
+            lines.append(paint("Read: ", "title", colour) + chapter_link(report.chapter, book_url))
         lines.append(paint(f"More hints: gbcheck hint {report.id}", "dim", colour))
     return "\n".join(lines)
+
+
+def chapter_link(chapter: str, book_url: str = "") -> str:
+    """Where to read a chapter: its page of the published book at `book_url`, else the clone's notebook."""
+    return f"{book_url.rstrip('/')}/{chapter}.html" if book_url else f"book/{chapter}.ipynb"
 
 
 def _wrap(text: str, width: int = 100) -> str:

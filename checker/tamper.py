@@ -17,12 +17,10 @@ interpreter itself). The verdict does not rest on it alone: see replay.py.
 
 from __future__ import annotations
 
-import builtins
 import importlib
 import logging
 import sys
 import types
-import warnings
 from dataclasses import dataclass
 from typing import Any
 

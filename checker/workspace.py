@@ -18,7 +18,8 @@ import subprocess
 from datetime import datetime, timezone
 from pathlib import Path
 
-from checker.course import BOOK_URL, CLONE, WORKSPACE_MARKER, Course, CourseError, find_course, packaged_course
+from checker.course import (BOOK_URL, CLONE, WORKSPACE_MARKER, Course, CourseError, course_version, find_course,
+                            packaged_course)
 from checker.manifest import Exercise, load_exercises
 
 DEFAULT_FOLDER = "graph-breaks"
@@ -36,15 +37,6 @@ Every file in `exercises/` is code with a graph break for you to find and fix. I
 
 The book that teaches each fix: {book}
 """
-
-
-def course_version() -> str:
-    try:
-        from importlib.metadata import version
-
-        return version("graph-break-course")
-    except Exception:  # noqa: BLE001 - not installed as a distribution (run from a source tree)
-        return "unknown"
 
 
 def create_workspace(folder: Path) -> list[Exercise]:

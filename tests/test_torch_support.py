@@ -224,7 +224,7 @@ def _manifest(tmp_path: Path, variants: str):
 
 
 def test_variants_apply_where_their_condition_holds(tmp_path):
-    path = _manifest(tmp_path, """
+    course = _manifest(tmp_path, """
         [[exercise.variant]]
         missing = "torch._dynamo.config.capture_scalar_outputs"
         expected_break = "GB0001"
@@ -242,8 +242,8 @@ def test_variants_apply_where_their_condition_holds(tmp_path):
         torch_before = "99.0"
         hints = ["A hint for every release before 99."]
         """)
-    declared, = load_exercises(path, apply_variants=False)
-    exercise, = load_exercises(path)
+    declared, = load_exercises(course, apply_variants=False)
+    exercise, = load_exercises(course)
     assert exercise.expected_break == declared.expected_break  # the feature exists: not applied
     assert exercise.allowed_config == ("capture_scalar_outputs",) and exercise.solution_path.name == "other.py"
     assert exercise.skip == "" and exercise.hints == ("A hint for every release before 99.",)
