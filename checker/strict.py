@@ -18,10 +18,11 @@ each on a fresh import, on inputs drawn fresh for this check and called in an or
 mode (draws.py). Everything that child reports is written by a process that ran the learner's code, so
 a determined file can fake it: the first six checks tell an honest learner what went wrong, but none of
 them alone is trusted for a pass. The decisive fact is established by the grader itself: after the child
-has ended, it draws a replay seed, and a second sandboxed process that never imports the learner's file
-(audit.py) computes the reference and replays the recorded graphs on the new draws (replay.py says how,
-and what a submission can still do). A pass needs every check, the replay included; where the graph
-calls the learner's own operator the replay cannot apply, and the report says so.
+has ended, it draws a replay seed, and computes the reference and replays the recorded graphs on the new
+draws itself, never importing the learner's file (audit.py; a sandboxed child instead where the solution
+registers an operator, which must not outlive the check). replay.py says how, and what a submission can
+still do. A pass needs every check, the replay included; where the graph calls the learner's own operator
+the replay cannot apply, and the report says so.
 """
 
 from __future__ import annotations
@@ -101,7 +102,7 @@ def warm_up_with_references(exercises: list[Exercise]) -> None:
 
 
 def check_file(exercise: Exercise, path: str | os.PathLike, limits: sandbox.Limits = sandbox.Limits(),
-               parallel: int = 2, hint_level: int = 0, seed: draws.Seed | None = None) -> Report:
+               hint_level: int = 0, seed: draws.Seed | None = None) -> Report:
     """Grade one file against one exercise: run the trials, then audit and decide. `seed` repeats a check."""
     path = os.path.abspath(path)
     if exercise.skip:
