@@ -116,8 +116,12 @@ def judge(exercise: Exercise, trial: Any, order: list[int], trial_draws: list[dr
                     + ("the function's work ran outside any graph" if count == 0 else
                        "the function was split into several graphs (a graph break, whatever else was reported)")}
         claimed.setdefault(draws.signature(trial_draws[draw]), set()).add((ran[0], call.get("returned")))
+    used = sorted({g for pairs in claimed.values() for g, _ in pairs})
+    if exercise.max_compilations and len(used) > exercise.max_compilations:
+        return {"status": "fail", "message": f"the calls ran {len(used)} different captured graphs, where this "
+                f"exercise allows {exercise.max_compilations}: the function was compiled again for new inputs"}
     rebuilt: dict[int, tuple] = {}
-    for graph_index in sorted({g for pairs in claimed.values() for g, _ in pairs}):
+    for graph_index in used:
         record = records[graph_index]
         try:
             if isinstance(record, dict) and "unreplayable" in record:

@@ -15,7 +15,8 @@ from typing import Any
 
 from checker.course import Course, find_course
 
-CATEGORIES = ("incorrect-code", "data-dependent", "printing-logging", "dynamic-shapes", "untraceable-calls", "capstone")
+CATEGORIES = ("incorrect-code", "data-dependent", "printing-logging", "dynamic-shapes", "untraceable-calls",
+              "recompilations", "capstone")
 TENSOR_MAKERS = ("randn", "rand", "ones", "zeros", "arange", "tensor", "randint", "bernoulli")
 DTYPES = ("float32", "float64", "int64", "int32", "bool")
 
@@ -48,7 +49,9 @@ class Exercise:
     chapter: str  # book page that teaches the technique (book/<chapter>.ipynb)
     category: str  # one of CATEGORIES
     points: int
-    expected_break: str  # GB id the unfixed file shows, e.g. "GB0170"
+    # GB id the unfixed file shows, e.g. "GB0170"; empty for an exercise about recompilation, whose
+    # unfixed file breaks nothing and compiles more than `max_compilations` times instead.
+    expected_break: str
     hints: tuple[str, ...]  # progressive: the first is a nudge, the last names the technique
     inputs: tuple[InputCase, ...]  # together they run every branch of the original code
     fails_eagerly: bool = False  # the unfixed file is wrong even without torch.compile
@@ -69,6 +72,10 @@ class Exercise:
     # nonstrict_trace function): its graphs cannot be replayed without that code, so the verdict rests on
     # the sandboxed run on fresh inputs (the report says so). Elsewhere such a graph fails the replay.
     opaque_calls: bool = False
+    # The most graphs the fix may compile the entry into over all the inputs (the "no-recompilation"
+    # check); 0 when the exercise does not count them. 2 allows what automatic dynamic shapes does: the
+    # first call's sizes, then one graph with the sizes that changed made dynamic.
+    max_compilations: int = 0
     # Where its files are, set by load_exercises from the course it was loaded for.
     exercise_path: Path = Path()  # the learner's copy (what `gbcheck check ID` grades)
     original_path: Path = Path()  # the file as shipped (what `reset` restores and `verify` checks)
@@ -165,9 +172,9 @@ def _located(exercise: Exercise, course: Course) -> Exercise:
                    solution_path=course.solutions_dir / (exercise.solution_file or exercise.file))
 
 
-_REQUIRED = ("id", "title", "file", "entry", "chapter", "category", "points", "expected_break", "hints", "inputs")
-_OPTIONAL = ("fails_eagerly", "allowed_config", "same_stdout", "rtol", "atol", "task", "forbidden_ops", "opaque_calls",
-             "variant")
+_REQUIRED = ("id", "title", "file", "entry", "chapter", "category", "points", "hints", "inputs")
+_OPTIONAL = ("expected_break", "fails_eagerly", "allowed_config", "same_stdout", "rtol", "atol", "task", "forbidden_ops",
+             "opaque_calls", "max_compilations", "variant")
 _VARIANT_CHANGES = ("expected_break", "allowed_config", "solution", "hints", "skip")
 
 
@@ -181,11 +188,17 @@ def _exercise_from_table(table: dict[str, Any]) -> Exercise:
         raise ManifestError(f"exercise {name}: category must be one of {CATEGORIES}")
     if not table["hints"]:
         raise ManifestError(f"exercise {name}: needs at least one hint")
+    limit = table.get("max_compilations", 0)
+    if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
+        raise ManifestError(f"exercise {name}: max_compilations must be a whole number of graphs, not {limit!r}")
+    if not table.get("expected_break") and not limit:
+        raise ManifestError(f"exercise {name}: needs expected_break (the GB id the unfixed file shows) or "
+                            "max_compilations (for an exercise about recompilation)")
     inputs = tuple(_input_from_table(name, case) for case in table["inputs"])
     if not inputs:
         raise ManifestError(f"exercise {name}: needs at least one input")
     fields = {key: table[key] for key in _REQUIRED + _OPTIONAL if key in table and key != "variant"}
-    fields.update(hints=tuple(table["hints"]), inputs=inputs,
+    fields.update(hints=tuple(table["hints"]), inputs=inputs, expected_break=table.get("expected_break", ""),
                   allowed_config=tuple(table.get("allowed_config", ())),
                   forbidden_ops=tuple(table.get("forbidden_ops", ())),
                   variants=tuple(_variant_from_table(name, variant) for variant in table.get("variant", ())))

@@ -18,6 +18,8 @@ after it has ended: the replay seed is drawn by the grader only once the trial p
      report says), and replays each graph on the fresh draws of every case that shares its signature
      (the shapes, dtypes and plain values Dynamo guards on): a graph specialised to one branch, to the
      call count or to the example values gives the wrong answer on some of them;
+     for an exercise about recompilation, the calls together may use no more graphs than it allows, and
+     a graph claimed for inputs of other sizes must compute them too;
   4. runs each graph once more on fake tensors with the settings the exercise allows, as Dynamo's default
      mode would: an `.item()` without `capture_scalar_outputs`, a `nonzero` or boolean mask without
      `capture_dynamic_output_shape_ops` is refused there, which closes the cases where fullgraph=True
@@ -162,8 +164,8 @@ def _encode(value: Any) -> Any:
         return {"node": value.name}
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
-    if isinstance(value, (tuple, list)):
-        return {type(value).__name__: [_encode(item) for item in value]}
+    if isinstance(value, (tuple, list)):  # FX keeps lists as its own immutable_list: recorded as a list
+        return {"tuple" if isinstance(value, tuple) else "list": [_encode(item) for item in value]}
     if isinstance(value, dict):
         return {"dict": [[str(key), _encode(item)] for key, item in value.items()]}
     if isinstance(value, slice):

@@ -9,6 +9,8 @@ A file passes an exercise only when every named check passes:
   nothing-switched-off  no disabled entry, no stance change, no config beyond what the exercise allows,
                         no replaced torch function
   prints-preserved      (exercises that keep their logging) compiled code prints what the reference does
+  no-recompilation      (exercises about recompilation) default mode compiled the function into no more
+                        graphs over all the inputs than the exercise allows (`max_compilations`)
 
   replay-matches        the graphs the function was compiled to, rebuilt and replayed by the grader on
                         inputs drawn after the checked process ended, compute the reference
@@ -169,6 +171,8 @@ def _decide(exercise: Exercise, path: str, trials: Trials, ref: dict[str, Any], 
     checks.append(_tamper_check(trials))
     if exercise.same_stdout:
         checks.append(_prints_check(default, ref))
+    if exercise.max_compilations:
+        checks.append(_recompile_check(exercise, trials, seed))
     checks.append(_replay_check(trials, audit))
 
     breaks = _graph_breaks(default, fullgraph)
@@ -244,6 +248,46 @@ def _breaks_check(trials: Trials) -> CheckResult:
         return CheckResult("no-graph-breaks", FAIL, f"default mode raised {_error_text(diagnosis['error'])}")
     return CheckResult("no-graph-breaks", PASS,
                        f"zero graph breaks; {len(diagnosis['graphs'])} graph(s) with {ops} operation(s)")
+
+
+def _recompile_check(exercise: Exercise, trials: Trials, seed: draws.Seed | None) -> CheckResult:
+    """Count the graphs the default-mode calls ran: each graph past the first is a recompilation.
+
+    What the checked process reports here only explains; the audit holds the decisive count, since the
+    graphs it replays must cover every fresh input with no more than `max_compilations` of them.
+    """
+    payload = trials.payload("default")
+    if _problem(trials, "default") or payload["diagnosis"]["error"]:
+        return CheckResult("no-recompilation", SKIP, "needs the function to compile and run first")
+    calls = payload["diagnosis"]["calls"]
+    fresh = draws.draws(exercise, seed.trial) if seed else []
+    order = draws.call_order(len(fresh), seed.trial, "default") if seed else []
+    cases_of: dict[int, set[int]] = {}  # graph -> the example cases whose draws ran it
+    for number, call in enumerate(calls):
+        for graph in call["graphs"]:
+            cases_of.setdefault(graph, set()).update([fresh[order[number]].case] if number < len(order) else [])
+    limit = exercise.max_compilations
+    if len(cases_of) <= limit:
+        return CheckResult("no-recompilation", PASS, f"{len(calls)} calls ran {len(cases_of)} compiled graph(s); "
+                           f"the exercise allows {limit}")
+    # Named by example case, sorted, so that the message is the same whatever order the calls came in.
+    groups = sorted((sorted(cases) for cases in cases_of.values() if cases), key=lambda cases: cases[0])
+    which = "; ".join(("one graph for " if not i else "one for ") + _inputs_text(exercise, cases)
+                      for i, cases in enumerate(groups))
+    return CheckResult("no-recompilation", FAIL,
+                       f"default mode compiled the function {len(cases_of)} times over {len(calls)} calls, where "
+                       f"the exercise allows {limit}" + (f": {which}" if which else "") + ". Each graph after the "
+                       "first was compiled because a guard of the earlier ones failed; TORCH_LOGS=\"recompiles\" "
+                       "prints which guard.")
+
+
+def _inputs_text(exercise: Exercise, cases: list[int]) -> str:
+    """"input 2 of shape (2, 9, 8)", or "inputs 2, 3 and 4" for several."""
+    if len(cases) > 1:
+        return f"inputs {', '.join(str(c + 1) for c in cases[:-1])} and {cases[-1] + 1}"
+    shapes = [tuple(draws.build_draw(spec, 0).shape) for spec in exercise.inputs[cases[0]].args
+              if isinstance(spec, dict) and spec]
+    return f"input {cases[0] + 1}" + (f" of shape {', '.join(map(str, shapes))}" if shapes else "")
 
 
 def _compiled_matches(exercise: Exercise, trials: Trials, ref: dict[str, Any]) -> CheckResult:

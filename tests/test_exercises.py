@@ -30,13 +30,20 @@ def test_unfixed_exercise_shows_its_expected_break(exercise):
     report = check_file(exercise, exercise.exercise_path)
     assert report.points == 0
     gb_ids = {gb["gb_id"] or gb["gb_type"] for gb in report.graph_breaks}  # as `gbcheck verify` shows them
-    assert exercise.expected_break in gb_ids, report.to_dict()
     checks = {check.name: check for check in report.checks}
-    if exercise.fails_eagerly:
+    if not exercise.expected_break:  # an exercise about recompilation: nothing breaks, it compiles too often
+        assert report.status == FAIL and not gb_ids, report.to_dict()
+        assert checks["no-graph-breaks"].status == PASS and checks["compiled-matches"].status == PASS
+        assert checks["no-recompilation"].status == FAIL
+        assert f"allows {exercise.max_compilations}" in checks["no-recompilation"].message
+        assert checks["replay-matches"].status == FAIL  # the grader counts the graphs it replays too
+    elif exercise.fails_eagerly:
+        assert exercise.expected_break in gb_ids, report.to_dict()
         assert report.status == ERROR
         assert checks["eager-runs"].status == ERROR
         assert "fails without torch.compile too" in checks["eager-runs"].message
     else:
+        assert exercise.expected_break in gb_ids, report.to_dict()
         assert report.status == FAIL
         assert checks["eager-runs"].status == PASS
         assert checks["eager-matches"].status == PASS  # the unfixed code is right, just not compilable
@@ -113,3 +120,33 @@ def test_a_generator_that_strays_from_its_branch_fails_the_course():
     strayed = replace(exercise, inputs=(exercise.inputs[0], replace(tanh_case, draw_args=({}, relu_weight))))
     problems = draw_problems(strayed)
     assert problems and "input 2" in problems[0] and "misses lines" in problems[0]
+
+
+@pytest.mark.parametrize("fields, problem", [
+    ("", "needs expected_break"),
+    ("max_compilations = -1", "whole number of graphs"),
+    ("max_compilations = true", "whole number of graphs"),
+    ('max_compilations = "2"', "whole number of graphs"),
+])
+def test_an_exercise_declares_a_break_or_a_compilation_limit(tmp_path, fields, problem):
+    import dataclasses
+
+    from checker.course import find_course
+    from checker.manifest import ManifestError
+
+    (tmp_path / "exercises.toml").write_text(f"""
+[[exercise]]
+id = "x"
+title = "x"
+file = "01_cat_bug.py"
+entry = "f"
+chapter = "recompilations"
+category = "recompilations"
+points = 1
+hints = ["a hint"]
+inputs = [{{ args = [1] }}]
+{fields}
+""", encoding="utf-8")
+    course = dataclasses.replace(find_course(), manifest_path=tmp_path / "exercises.toml")
+    with pytest.raises(ManifestError, match=problem):
+        load_exercises(course)

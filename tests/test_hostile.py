@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from checker.manifest import find_exercise
-from checker.report import ERROR, FAIL
+from checker.report import ERROR, FAIL, PASS
 from checker.sandbox import Limits
 from checker.strict import check_file
 
@@ -145,3 +145,12 @@ def test_a_graph_fullgraph_quietly_captures_is_refused_where_default_mode_breaks
     verdict = audit.judge(exercise, trial, order, trial_draws, replay_draws, expected)
     assert verdict["status"] == FAIL
     assert "output shape depends on the data" in verdict["message"]
+
+
+def test_one_graph_claimed_for_every_length_fails():
+    """Frames that report one compilation, around the real graph of one length, for a recompilation exercise."""
+    report, checks = grade("forged_single_graph.py", "stack-frames")
+    assert report.status in (FAIL, ERROR), report.to_dict()
+    assert checks["no-recompilation"].status == PASS  # the frames say one graph, and are believed there
+    assert checks["replay-matches"].status == FAIL
+    assert "replayed by the grader" in checks["replay-matches"].message

@@ -29,15 +29,19 @@ def cmd_verify(args: argparse.Namespace) -> int:
         fixed = grade(ex, ex.solution_path, sandbox_limits(args), 0)
         shown = sorted({gb["gb_id"] or gb["gb_type"] for gb in unfixed.graph_breaks})
         problems = coverage.draw_problems(ex, sandbox_limits(args))  # fresh draws reach every branch
-        if ex.expected_break not in shown:
+        if ex.expected_break and ex.expected_break not in shown:
             problems.append(f"exercise shows {', '.join(shown) or 'no graph break'}, not {ex.expected_break}")
+        recompiles = next((c for c in unfixed.checks if c.name == "no-recompilation"), None)
+        if ex.max_compilations and (recompiles is None or recompiles.status == PASS):
+            problems.append(f"exercise compiles at most {ex.max_compilations} times: no recompilation to fix")
         if unfixed.status == PASS:
             problems.append("exercise already passes")
         if fixed.status != PASS:
             problems.append(f"solution does not pass: {fixed.message}")
         broken += bool(problems)
         mark = paint("✗", "fail", colour) if problems else paint("✓", "pass", colour)
-        print(f" {mark} {ex.id:28} exercise: {unfixed.status:5} {', '.join(shown):16} solution: {fixed.status}")
+        shows = ", ".join(shown) or ("recompiles" if ex.max_compilations else "")
+        print(f" {mark} {ex.id:28} exercise: {unfixed.status:5} {shows:16} solution: {fixed.status}")
         for problem in problems:
             print(f"     {problem}")
     seconds = time.monotonic() - started
