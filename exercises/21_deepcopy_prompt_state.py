@@ -17,11 +17,13 @@ class PromptedDecoder(torch.nn.Module):
     def __init__(self, dim: int = 8):
         super().__init__()
         torch.manual_seed(0)
+        self.norm = torch.nn.LayerNorm(dim)
         self.proj = torch.nn.Linear(dim, dim)
         # What the decoder keeps of its prompt: the sum of the prompt's 4 token features, and their count.
         self.prompt_state = {"sum": torch.randn(dim) * 4, "count": torch.tensor(4.0)}
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        tokens = self.norm(tokens)
         # TODO: Dynamo cannot deep-copy tensors, yet this call must leave the prompt's state as it found it.
         state = copy.deepcopy(self.prompt_state)
         outputs = []

@@ -15,11 +15,13 @@ class PromptedDecoder(torch.nn.Module):
     def __init__(self, dim: int = 8):
         super().__init__()
         torch.manual_seed(0)
+        self.norm = torch.nn.LayerNorm(dim)
         self.proj = torch.nn.Linear(dim, dim)
         # What the decoder keeps of its prompt: the sum of the prompt's 4 token features, and their count.
         self.prompt_state = {"sum": torch.randn(dim) * 4, "count": torch.tensor(4.0)}
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        tokens = self.norm(tokens)
         # A clone of each tensor is the copy the in-place updates need, and Dynamo traces it.
         state = {name: value.clone() for name, value in self.prompt_state.items()}
         outputs = []
