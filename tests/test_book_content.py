@@ -129,7 +129,7 @@ TECHNIQUES = {
     "printing-logging": ["reorderable_logging_functions = {print}", "torch.compiler.is_compiling()",
                          "ignore_logging_functions = {logger.info}", "warnings.warn", "logger.info", ".add_(1)"],
     "python-side-effects": ["copy.deepcopy(", ".copy_(", "param.requires_grad = False", ".requires_grad_(False)",
-                            "torch.no_grad()", 'register_buffer("step"', "LOSSES.append(", "global CALLS",
+                            "torch.no_grad()", 'register_buffer("step"', "nn.Parameter(", "LOSSES.append(", "global CALLS",
                             "@dataclasses.dataclass", "yield", "except KeyError", "raise BoxFormatError"],
     "dynamic-shapes": [".nonzero()", "[scores > 0]", "torch.unique(", ".tolist()",
                        "capture_dynamic_output_shape_ops=True",
@@ -159,6 +159,7 @@ OUTPUTS_SHOW = {
         # a parameter loop that sets requires_grad costs the whole frame
         "default: 0 graph(s), 0 op(s), 1 graph break(s)\n  GB7000 graph break in loop",
         "frozen encoder gradients: [None, None, None, None]",
+        "error: GB0264 Attempted to use `torch.nn.Parameter()` constructor with Dynamo",
         # replayed side effects, guarded: one compilation per call
         "default: 4 graph(s), 4 op(s), 0 graph break(s)\nstep after 4 calls: 4", "len(G['LOSSES']) == 7",
         "[[0], [1], [2], [3], [4], [5], [6], [7], [], [], [], []]", "GB0207 sort with non-constant keys",
