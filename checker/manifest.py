@@ -16,7 +16,7 @@ from typing import Any
 from checker.course import Course, find_course
 
 CATEGORIES = ("incorrect-code", "data-dependent", "printing-logging", "dynamic-shapes", "untraceable-calls",
-              "recompilations", "capstone")
+              "python-side-effects", "recompilations", "capstone")
 TENSOR_MAKERS = ("randn", "rand", "ones", "zeros", "arange", "tensor", "randint", "bernoulli")
 DTYPES = ("float32", "float64", "int64", "int32", "bool")
 

@@ -36,6 +36,7 @@ CHAPTERS = {
     "incorrect-code": "Incorrect code",
     "data-dependent": "Data-dependent operations",
     "printing-logging": "Printing and logging",
+    "python-side-effects": "Python side effects and objects",
     "dynamic-shapes": "Dynamic output shapes",
     "untraceable-calls": "Calls Dynamo cannot trace",
     "nested-graph-breaks": "Nested graph breaks",
@@ -49,6 +50,7 @@ BREAK_SHOWN = {
     "incorrect-code": ("TypeError when making fake tensor call", "gb0112"),
     "data-dependent": ("Tensor.tolist() with non-integer tensor", "gb0109"),
     "printing-logging": ("Failed to trace builtin operator", "gb0059"),
+    "python-side-effects": ("setattr() on Tensor.requires_grad", "gb0206"),
     "dynamic-shapes": ("Dynamic shape operator", "gb0036"),
     "untraceable-calls": ("attempted to trace numpy function unsupported by PyTorch", "gb0294"),
     "nested-graph-breaks": ("Failed to trace builtin operator", "gb0059"),
@@ -181,8 +183,8 @@ def test_broken_cell_shows_the_graph_break_message(site, page, chapter):
     assert "Hint:" in shown[0], "the message's hints are missing"
 
 
-@pytest.mark.parametrize("chapter", ["incorrect-code", "data-dependent", "printing-logging", "dynamic-shapes",
-                                     "untraceable-calls", "capstone"])
+@pytest.mark.parametrize("chapter", ["incorrect-code", "data-dependent", "printing-logging", "python-side-effects",
+                                     "dynamic-shapes", "untraceable-calls", "capstone"])
 def test_solution_dropdown_is_collapsed_until_clicked(site, page, chapter):
     page.goto(site + f"{chapter}.html")
     dropdowns = page.locator("details.sd-dropdown")

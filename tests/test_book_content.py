@@ -16,8 +16,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"
-CHAPTERS = ["what-is-a-graph-break", "incorrect-code", "data-dependent", "printing-logging", "dynamic-shapes",
-            "untraceable-calls", "nested-graph-breaks", "recompilations", "capstone"]
+CHAPTERS = ["what-is-a-graph-break", "incorrect-code", "data-dependent", "printing-logging", "python-side-effects",
+            "dynamic-shapes", "untraceable-calls", "nested-graph-breaks", "recompilations", "capstone"]
 
 # Every code example of PyTorch's "Common Graph Breaks" page, as the page has it.
 SOURCE_EXAMPLES = {
@@ -110,6 +110,7 @@ EXPECTED_BREAKS = {
     "incorrect-code": {"gb0112"},
     "data-dependent": {"gb0170", "gb0124", "gb0109"},
     "printing-logging": {"gb0059", "gb0296", "gb0291", "gb0007"},
+    "python-side-effects": {"gb0206", "gb8977", "gb0088"},
     "dynamic-shapes": {"gb0036"},
     "untraceable-calls": {"gb0294", "gb0007", "gb0098"},
     "nested-graph-breaks": {"gb0059"},
@@ -127,6 +128,9 @@ TECHNIQUES = {
                        ".data_ptr()", "while ", "error_on_graph_break"],
     "printing-logging": ["reorderable_logging_functions = {print}", "torch.compiler.is_compiling()",
                          "ignore_logging_functions = {logger.info}", "warnings.warn", "logger.info", ".add_(1)"],
+    "python-side-effects": ["copy.deepcopy(", ".copy_(", "param.requires_grad = False", ".requires_grad_(False)",
+                            "torch.no_grad()", 'register_buffer("step"', "nn.Parameter(", "LOSSES.append(", "global CALLS",
+                            "@dataclasses.dataclass", "yield", "except KeyError", "raise BoxFormatError"],
     "dynamic-shapes": [".nonzero()", "[scores > 0]", "torch.unique(", ".tolist()",
                        "capture_dynamic_output_shape_ops=True",
                        "error_on_graph_break(True)", "torch.where(", "output_size="],
@@ -148,6 +152,20 @@ OUTPUTS_SHOW = {
     "what-is-a-graph-break": [
         # torch._dynamo.explain names Dynamo's internal reason, not the registry's type (torch 2.13)
         "reason: generic_jump TensorVariable()", "2 compilations for 3 calls",
+    ],
+    "python-side-effects": [
+        # torch 2.13 follows copy.deepcopy into the module and stops at its first tensor
+        "error: GB4198 Attempted to copy.deepcopy a tensor", "GB0125 Unsupported Tensor.requires_grad_() call",
+        # a parameter loop that sets requires_grad costs the whole frame
+        "default: 0 graph(s), 0 op(s), 1 graph break(s)\n  GB7000 graph break in loop",
+        "frozen encoder gradients: [None, None, None, None]",
+        "error: GB0264 Attempted to use `torch.nn.Parameter()` constructor with Dynamo",
+        # replayed side effects, guarded: one compilation per call
+        "default: 4 graph(s), 4 op(s), 0 graph break(s)\nstep after 4 calls: 4", "len(G['LOSSES']) == 7",
+        "[[0], [1], [2], [3], [4], [5], [6], [7], [], [], [], []]", "GB0207 sort with non-constant keys",
+        "3 losses logged, STATS has ['loss'], CALLS = 3",
+        # an escaping exception: default mode hands the caller its own exception, fullgraph=True does not
+        "BoxFormatError: anchors need 4 coordinates, got 5", "caught: anchors need 4 coordinates, got 5",
     ],
     "dynamic-shapes": [
         # torch 2.13: fullgraph=True captures nonzero, default mode breaks on it

@@ -34,7 +34,7 @@ def cmd_list(as_json: bool) -> int:
         print(json.dumps([exercise_record(ex, course) for ex in exercises], indent=2))
         return 0
     for ex in exercises:
-        print(f"{ex.id:28} {ex.category:18} {ex.title}" + (f"  (skipped: {ex.skip})" if ex.skip else ""))
+        print(f"{ex.id:28} {ex.category:19} {ex.title}" + (f"  (skipped: {ex.skip})" if ex.skip else ""))
     return 0
 
 
@@ -103,7 +103,7 @@ def cmd_overview() -> int:
         status = statuses[ex.id]
         mark = paint("✓", "pass", colour) if status == PASS else paint("-" if ex.skip else "·", "dim", colour)
         skipped = paint(f"  (skipped: {ex.skip})", "dim", colour) if ex.skip else ""
-        print(f" {mark} {ex.id:28} {paint(f'{ex.category:18}', 'dim', colour)} {ex.title}{skipped}")
+        print(f" {mark} {ex.id:28} {paint(f'{ex.category:19}', 'dim', colour)} {ex.title}{skipped}")
     exercises = [ex for ex in exercises if not ex.skip]  # progress counts the exercises this torch can do
     bar = "#" * round(30 * done / max(len(exercises), 1))
     print(f"\n[{bar:30}] {done}/{len(exercises)} done, {points}/{sum(e.points for e in exercises)} points")
