@@ -228,6 +228,37 @@ def test_toc_lists_every_chapter_under_the_ids_the_checker_uses():
     assert all(note.get("chapter") or note.get("docs") for note in notes.values())
 
 
+def breaks_the_course_shows(manifest: list[dict]) -> dict[str, set[str]]:
+    """Every GB id a reader meets, with the chapters that show it: stored outputs of every chapter (the
+    capstone's included), and each exercise's expected break (its variants' too), under its chapter."""
+    shown: dict[str, set[str]] = {}
+    for chapter in CHAPTERS:
+        for cell in load(chapter)["cells"]:
+            for output in cell.get("outputs", []):
+                for gb_id in re.findall(r"\bgb(\d{4})\b", shown_text(output), re.I):
+                    shown.setdefault(f"GB{gb_id}", set()).add(chapter)
+    for exercise in manifest:
+        for expected in [exercise, *exercise.get("variant", [])]:
+            if re.fullmatch(r"GB\d{4}", expected.get("expected_break") or ""):
+                shown.setdefault(expected["expected_break"], set()).add(exercise["chapter"])
+    return shown
+
+
+def test_every_break_the_course_shows_has_a_note_that_sends_to_a_chapter_showing_it(manifest):
+    """gbcheck and diagnose explain a break with its note and send the reader to the note's chapter: every id the
+    book or an exercise shows needs a note, and its chapter must be one where the reader meets that break."""
+    notes = tomllib.loads((ROOT / "checker" / "graph_breaks.toml").read_text(encoding="utf-8"))
+    shown = breaks_the_course_shows(manifest)
+    assert {"GB0170", "GB0007"} <= set(shown), "the collection found the breaks of the first chapters"
+    missing = sorted(gb_id for gb_id in shown if gb_id not in notes)
+    assert not missing, f"no note in checker/graph_breaks.toml for {missing} (shown in {[shown[m] for m in missing]})"
+    for gb_id, chapters in sorted(shown.items()):
+        note = notes[gb_id]
+        assert note.get("meaning") and note.get("fix"), f"{gb_id}: a note needs a meaning and a fix"
+        assert note.get("chapter") in chapters, (
+            f"{gb_id}: its note sends readers to {note.get('chapter')!r}, but it is shown in {sorted(chapters)}")
+
+
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_notebook_was_executed_top_to_bottom_in_one_run(chapter):
     nb = load(chapter)
