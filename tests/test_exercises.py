@@ -113,3 +113,15 @@ def test_a_generator_that_strays_from_its_branch_fails_the_course():
     strayed = replace(exercise, inputs=(exercise.inputs[0], replace(tanh_case, draw_args=({}, relu_weight))))
     problems = draw_problems(strayed)
     assert problems and "input 2" in problems[0] and "misses lines" in problems[0]
+
+
+def test_the_replay_rebuilds_a_graph_that_passes_a_list():
+    """fx hands `torch.cat([a, b])` its list as an immutable_list: the grader's record must keep it a list."""
+    import torch
+
+    from checker import replay
+
+    gm = torch.fx.symbolic_trace(lambda a, b: torch.cat([a, b * 2], dim=-1))
+    a, b = torch.ones(2), torch.arange(2.0)
+    rebuilt, inputs, _ = replay.rebuild(replay.graph_record(gm, (a, b)))
+    assert torch.equal(rebuilt(*replay.graph_inputs(inputs, [], (), {})), torch.cat([a, b * 2], dim=-1))
