@@ -246,6 +246,37 @@ def test_toc_lists_every_chapter_under_the_ids_the_checker_uses():
     assert all(note.get("chapter") or note.get("docs") for note in notes.values())
 
 
+def breaks_the_course_shows(manifest: list[dict]) -> dict[str, set[str]]:
+    """Every GB id a reader meets, with the chapters that show it: stored outputs of every chapter (the
+    capstone's included), and each exercise's expected break (its variants' too), under its chapter."""
+    shown: dict[str, set[str]] = {}
+    for chapter in CHAPTERS:
+        for cell in load(chapter)["cells"]:
+            for output in cell.get("outputs", []):
+                for gb_id in re.findall(r"\bgb(\d{4})\b", shown_text(output), re.I):
+                    shown.setdefault(f"GB{gb_id}", set()).add(chapter)
+    for exercise in manifest:
+        for expected in [exercise, *exercise.get("variant", [])]:
+            if re.fullmatch(r"GB\d{4}", expected.get("expected_break") or ""):
+                shown.setdefault(expected["expected_break"], set()).add(exercise["chapter"])
+    return shown
+
+
+def test_every_break_the_course_shows_has_a_note_that_sends_to_a_chapter_showing_it(manifest):
+    """gbcheck and diagnose explain a break with its note and send the reader to the note's chapter: every id the
+    book or an exercise shows needs a note, and its chapter must be one where the reader meets that break."""
+    notes = tomllib.loads((ROOT / "checker" / "graph_breaks.toml").read_text(encoding="utf-8"))
+    shown = breaks_the_course_shows(manifest)
+    assert {"GB0170", "GB0007"} <= set(shown), "the collection found the breaks of the first chapters"
+    missing = sorted(gb_id for gb_id in shown if gb_id not in notes)
+    assert not missing, f"no note in checker/graph_breaks.toml for {missing} (shown in {[shown[m] for m in missing]})"
+    for gb_id, chapters in sorted(shown.items()):
+        note = notes[gb_id]
+        assert note.get("meaning") and note.get("fix"), f"{gb_id}: a note needs a meaning and a fix"
+        assert note.get("chapter") in chapters, (
+            f"{gb_id}: its note sends readers to {note.get('chapter')!r}, but it is shown in {sorted(chapters)}")
+
+
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_notebook_was_executed_top_to_bottom_in_one_run(chapter):
     nb = load(chapter)
@@ -323,6 +354,47 @@ def test_compared_outputs_hold_no_machine_paths(chapter):
             text = json.dumps({key: value for key, value in output.items() if key != "traceback"})
             for machine_specific in ["site-packages", "/lib/python3", "/home/", "/root/"]:
                 assert machine_specific not in text, f"{chapter}: {source(cell)[:60]!r} shows {machine_specific}"
+
+
+# What the stored outputs must not show: the machine they were recorded on and torch's insides.
+MACHINE_AND_INTERNALS = {
+    "a path into an installed package": re.compile(r"site-packages|dist-packages|/lib/python3"),
+    "a file of the book by the recording checkout's absolute path": re.compile(r"[/\\]book[/\\][\w-]+\.py"),
+    "a torch log line's level, time, process id and source line":
+        re.compile(r"^[A-Z]\d{4} \d\d:\d\d:\d\d\.\d{6} +\d+ \S+:\d+\]", re.M),
+    "a traceback frame inside torch": re.compile(r"^File \S*[/\\]torch[/\\]\S+\.py:\d+, in ", re.M),
+}
+
+
+def shown_text(output: dict) -> str:
+    """Everything an output shows, tracebacks included, without colour codes."""
+    parts = [text_of(output), json.dumps({key: value for key, value in output.items() if key != "traceback"})]
+    return re.sub(r"\x1b\[[0-9;]*m", "", "\n".join(parts + output.get("traceback", [])))
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_stored_outputs_show_the_lesson_not_the_machine(chapter):
+    """The setup cell's course_display() and scripts/record_book.py keep these out; re-record if one is back."""
+    for cell in load(chapter)["cells"]:
+        for output in cell.get("outputs", []):
+            text = shown_text(output)
+            for what, pattern in MACHINE_AND_INTERNALS.items():
+                found = pattern.search(text)
+                assert not found, f"{chapter}: {source(cell)[:60]!r} shows {what}: {found.group(0)!r}"
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_error_outputs_keep_the_readers_line_and_torchs_message(chapter):
+    """Leaving torch's frames out must not leave the lesson out: the cell's own frame and the message stay."""
+    for cell in load(chapter)["cells"]:
+        for output in cell.get("outputs", []):
+            if output["output_type"] != "error":
+                continue
+            frames = [re.sub(r"\x1b\[[0-9;]*m", "", entry) for entry in output["traceback"]]
+            assert any(frame.startswith("Cell In[") for frame in frames), f"{chapter}: {source(cell)[:60]!r}"
+            assert output["evalue"].splitlines()[0] in frames[-1]
+            if output["ename"] == "Unsupported":  # a graph break: its id and the user's line, as torch wrote them
+                assert re.search(r"gb\d{4}", output["evalue"]) and "from user code:" in output["evalue"]
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)

@@ -150,3 +150,15 @@ inputs = [{{ args = [1] }}]
     course = dataclasses.replace(find_course(), manifest_path=tmp_path / "exercises.toml")
     with pytest.raises(ManifestError, match=problem):
         load_exercises(course)
+
+
+def test_the_replay_rebuilds_a_graph_that_passes_a_list():
+    """fx hands `torch.cat([a, b])` its list as an immutable_list: the grader's record must keep it a list."""
+    import torch
+
+    from checker import replay
+
+    gm = torch.fx.symbolic_trace(lambda a, b: torch.cat([a, b * 2], dim=-1))
+    a, b = torch.ones(2), torch.arange(2.0)
+    rebuilt, inputs, _ = replay.rebuild(replay.graph_record(gm, (a, b)))
+    assert torch.equal(rebuilt(*replay.graph_inputs(inputs, [], (), {})), torch.cat([a, b * 2], dim=-1))

@@ -1,0 +1,56 @@
+"""Exercise: a graph break three calls deep, in a helper every attention layer uses.
+
+`decoder` is a small decoder with rotary position embeddings. Each layer's attention rotates its queries and keys
+with `apply_rotary`, which asks `rotary_angles` for the angle of every position. Compiled, the decoder breaks on
+one line of that helper, three calls below `decoder`, and the break is reported once for every function on the
+way down to it. Find the frame the break is really in, fix it there, and make `decoder` compile as one graph with
+`fullgraph=True`, with the same outputs and without changing any config.
+Check your fix with:  gbcheck check nested-rotary-table
+"""
+
+import torch
+from torch import nn
+
+
+def rotary_angles(positions: torch.Tensor, dim: int, base: float = 10000.0) -> torch.Tensor:
+    """The rotation angle of each position (batch, seq) for each pair of features: (batch, seq, dim // 2)."""
+    inv_freq = 1.0 / base ** (torch.arange(0, dim, 2, dtype=torch.float32, device=positions.device) / dim)
+    # TODO: a table with one row per position, up to the largest in the batch, then one row looked up per token.
+    table_size = int(positions.max()) + 1
+    table = torch.arange(table_size, dtype=torch.float32, device=positions.device)[:, None] * inv_freq
+    return table[positions]
+
+
+def apply_rotary(x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+    angles = rotary_angles(positions, x.shape[-1])
+    cos, sin = angles.cos(), angles.sin()
+    even, odd = x[..., 0::2], x[..., 1::2]
+    return torch.cat([even * cos - odd * sin, even * sin + odd * cos], dim=-1)
+
+
+class RotaryAttention(nn.Module):
+    def __init__(self, dim: int):
+        super().__init__()
+        self.qkv, self.out = nn.Linear(dim, 3 * dim), nn.Linear(dim, dim)
+
+    def forward(self, x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+        q, k, v = self.qkv(x).chunk(3, dim=-1)
+        q, k = apply_rotary(q, positions), apply_rotary(k, positions)
+        scores = q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5
+        return self.out(scores.softmax(dim=-1) @ v)
+
+
+class Decoder(nn.Module):
+    def __init__(self, dim: int = 8, layers: int = 2):
+        super().__init__()
+        self.norms = nn.ModuleList(nn.LayerNorm(dim) for _ in range(layers))
+        self.attentions = nn.ModuleList(RotaryAttention(dim) for _ in range(layers))
+
+    def forward(self, x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+        for norm, attention in zip(self.norms, self.attentions):
+            x = x + attention(norm(x), positions)
+        return x
+
+
+torch.manual_seed(0)
+decoder = Decoder()

@@ -1,0 +1,55 @@
+"""Record the book's outputs: run each notebook top to bottom and store what it showed.
+
+    .venv/bin/python scripts/record_book.py                      # every chapter
+    .venv/bin/python scripts/record_book.py book/capstone.ipynb  # some
+
+The same run as `jupyter nbconvert --execute --inplace` (a 900 s cell timeout, no timings), with one change
+to what is stored: where an output names a file of the book's folder by its absolute path (torch writes
+`co_filename`, which Python makes absolute, as in "Graph break in user code at /home/you/course/book/
+tiny_decoder.py:44"), the stored output names it relative to the book, `tiny_decoder.py:44`. The path of the
+recording machine's checkout is nobody's lesson; nbval's sanitizer (book/nbval-sanitize.cfg) writes the
+fresh run's paths the same way before comparing.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import nbformat
+from nbconvert.preprocessors import ExecutePreprocessor
+
+BOOK = Path(__file__).resolve().parent.parent / "book"
+
+
+def relative_to_book(value, folder: str):
+    """`value` (an output, or any part of it) with `folder` + separator removed from its strings."""
+    if isinstance(value, str):
+        return value.replace(folder, "")
+    if isinstance(value, list):
+        return [relative_to_book(item, folder) for item in value]
+    if isinstance(value, dict):
+        return {key: relative_to_book(item, folder) for key, item in value.items()}
+    return value
+
+
+def record(path: Path) -> None:
+    notebook = nbformat.read(path, as_version=4)
+    ExecutePreprocessor(timeout=900, record_timing=False).preprocess(notebook, {"metadata": {"path": str(path.parent)}})
+    folder = str(path.parent.resolve()) + "/"
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            cell.outputs = [nbformat.from_dict(relative_to_book(output, folder)) for output in cell.outputs]
+    nbformat.write(notebook, path)
+
+
+def main(arguments: list[str]) -> int:
+    paths = [Path(argument) for argument in arguments] or sorted(BOOK.glob("*.ipynb"))
+    for path in paths:
+        print(f"recording {path}", flush=True)
+        record(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
