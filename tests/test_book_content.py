@@ -167,9 +167,11 @@ OUTPUTS_SHOW = {
         "Runtime assertion failed for expression u0 >= 1", "eager: tensor(-inf)",
         "FutureWarning: _check_is_size will be removed",
         "mark_dynamic: 2 graph(s) for 5, 1 and 7 tokens", "mark_unbacked: 1 graph(s) for 5, 1 and 7 tokens",
+        "mark_unbacked: 2 graph(s) for 5 and 0 tokens",  # torch 2.13: a stride guard fails for an empty input
         "Could not guard on data-dependent expression Eq(u0, 1)",
         "Could not extract specialized integer from data-dependent expression u0",
         "default: 1 graph(s), 5 op(s), 0 graph break(s)", "inductor: same results as eager",
+        "GB0033 Data dependent operator",  # a 0-d tensor as an index is read as a number
     ],
     "untraceable-calls": [
         "default: 0 graph(s), 0 op(s), 1 graph break(s)", "GB7000 graph break in loop",

@@ -145,3 +145,12 @@ def test_a_graph_fullgraph_quietly_captures_is_refused_where_default_mode_breaks
     verdict = audit.judge(exercise, trial, order, trial_draws, replay_draws, expected)
     assert verdict["status"] == FAIL
     assert "output shape depends on the data" in verdict["message"]
+
+
+def test_loop_body_replayed_on_fresh_draws_catches_fixed_rounds():
+    """The replay rebuilds torch.while_loop with its condition and body graphs, and runs them on fresh draws."""
+    report, checks = grade("while_loop_fixed_rounds.py", "while-loop-nms")
+    assert report.status == FAIL, report.to_dict()
+    assert checks["eager-matches"].status == "pass"
+    assert checks["replay-matches"].status == FAIL
+    assert "computes something else than the reference" in checks["replay-matches"].message
