@@ -35,10 +35,12 @@ def _problems(exercise: Exercise, path: str) -> list[str]:
     from checker.trial import import_file
 
     entry = getattr(import_file(path, prefix="coverage_"), exercise.entry)
-    examples = [_lines(entry, path, *build_call(case, index)) for index, case in enumerate(exercise.inputs)]
     shown = os.path.relpath(path, exercise.solution_path.parent.parent)
     problems = []
+    # Examples and draws run under the same stance: torch.cond and torch.while_loop compile themselves when
+    # called eagerly, and their branch and body functions only report lines where that compile runs eagerly.
     with torch.compiler.set_stance("force_eager"):
+        examples = [_lines(entry, path, *build_call(case, index)) for index, case in enumerate(exercise.inputs)]
         for seed in SEEDS:
             for number, draw in enumerate(draws.draws(exercise, seed)):
                 lines = _lines(entry, path, draw.args, draw.kwargs)

@@ -8,8 +8,8 @@ after it has ended: the replay seed is drawn by the grader only once the trial p
 
   1. takes the FX graphs the trial process says Dynamo captured in default mode, as plain data: every
      node's op, its target named from an allow-list of torch operations (functions of torch and its
-     functional namespaces, ATen overloads, Tensor methods, `operator` functions, `torch.cond` with its
-     branch graphs), its arguments as constants and references to other nodes. No pickled code: the
+     functional namespaces, ATen overloads, Tensor methods, `operator` functions, `torch.cond` and
+     `torch.while_loop` with their branch and body graphs), its arguments as constants and references to other nodes. No pickled code: the
      record loads with `weights_only=True`, and a target outside the allow-list is refused by name;
   2. rebuilds them in a process that never imported learner code (the grader itself; see audit.py),
      feeding each graph the fresh inputs for its arguments and the recorded values for the rest
@@ -52,7 +52,7 @@ import torch
 import torch.fx
 
 MAX_NODES = 5000  # a graph larger than this is no exercise's fix
-MAX_DEPTH = 4  # nested branch graphs of torch.cond
+MAX_DEPTH = 4  # nested branch and body graphs of torch.cond and torch.while_loop
 
 # Namespaces whose public functions a graph may call (one attribute below the namespace).
 _FUNCTION_SPACES = {
@@ -82,7 +82,8 @@ _METHODS_DENIED = _DENIED | {
     "register_post_accumulate_grad_hook", "backward", "record_stream", "resize_", "resize_as_", "apply_",
     "map_", "map2_", "cuda", "to_dlpack", "__reduce_ex__", "__setstate__", "storage_offset", "tolist",
 }
-_HIGHER_ORDER_ALLOWED = {"cond"}
+# Control flow whose subgraphs the record carries as graphs of their own, rebuilt like the top-level one.
+_HIGHER_ORDER_ALLOWED = {"cond", "while_loop"}
 # Operator methods: pure tensor arithmetic, which some releases (2.8 to 2.10) record as method calls
 # (`x.__eq__(0)`) where later ones record `operator.eq`.
 _DUNDER_ALLOWED = {f"__{name}__" for name in (

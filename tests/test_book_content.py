@@ -17,7 +17,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"
 CHAPTERS = ["what-is-a-graph-break", "incorrect-code", "data-dependent", "printing-logging", "python-side-effects",
-            "dynamic-shapes", "untraceable-calls", "nested-graph-breaks", "recompilations", "capstone"]
+            "dynamic-shapes", "unbacked-symbols", "untraceable-calls", "nested-graph-breaks", "recompilations",
+            "capstone"]
 
 # Every code example of PyTorch's "Common Graph Breaks" page, as the page has it.
 SOURCE_EXAMPLES = {
@@ -112,6 +113,7 @@ EXPECTED_BREAKS = {
     "printing-logging": {"gb0059", "gb0296", "gb0291", "gb0007"},
     "python-side-effects": {"gb0206", "gb8977", "gb0088"},
     "dynamic-shapes": {"gb0036"},
+    "unbacked-symbols": set(),  # its broken cells raise a data-dependent guard UserError, which has no id
     "untraceable-calls": {"gb0294", "gb0007", "gb0098"},
     "nested-graph-breaks": {"gb0059"},
     "recompilations": set(),  # its broken cell is a recompilation, which has no graph-break id
@@ -134,6 +136,9 @@ TECHNIQUES = {
     "dynamic-shapes": [".nonzero()", "[scores > 0]", "torch.unique(", ".tolist()",
                        "capture_dynamic_output_shape_ops=True",
                        "error_on_graph_break(True)", "torch.where(", "output_size="],
+    "unbacked-symbols": ["capture_scalar_outputs=True", ".item()", ".nonzero()", ".tolist()", "torch._check(",
+                         "torch._check_is_size(", "torch._dynamo.mark_dynamic(", "mark_unbacked(hidden, 1)",
+                         "guard_or_false(", "guard_or_true(", "torch.while_loop(", "torch.compile(encode_while)"],
     "untraceable-calls": ["np.digitize", "time.perf_counter()", "random.gauss", "for _ in range", "with timer():",
                           "try:", "torch.compiler.disable(soft_cap)", "recursive=False",
                           "torch._dynamo.nonstrict_trace(", "torch.library.custom_op", "register_fake",
@@ -171,6 +176,21 @@ OUTPUTS_SHOW = {
         # torch 2.13: fullgraph=True captures nonzero, default mode breaks on it
         "GB0036 Dynamic shape operator", "fullgraph: 1 graph(s), 9 op(s), 0 graph break(s)",
         "Could not guard on data-dependent expression", "GB0033 Data dependent operator",
+    ],
+    "unbacked-symbols": [
+        # torch 2.13: the names of unbacked (u) and backed (s) symbols, and the data-dependent guard error
+        "new_zeros  (u0, 4)", "kept       (u1, 1)", "mul        (s77, 3)",
+        "Could not guard on data-dependent expression Eq(u0, 0)", "UserError caused by GuardOnDataDependentSymNode",
+        "? UserError at", "GB0170 Data-dependent branching", "Could not guard on data-dependent expression u0 > 4",
+        # torch._check: the fact becomes a runtime assertion of the graph
+        "Runtime assertion failed for expression u0 >= 1", "eager: tensor(-inf)",
+        "FutureWarning: _check_is_size will be removed",
+        "mark_dynamic: 2 graph(s) for 5, 1 and 7 tokens", "mark_unbacked: 1 graph(s) for 5, 1 and 7 tokens",
+        "mark_unbacked: 2 graph(s) for 5 and 0 tokens",  # torch 2.13: a stride guard fails for an empty input
+        "Could not guard on data-dependent expression Eq(u0, 1)",
+        "Could not extract specialized integer from data-dependent expression u0",
+        "default: 1 graph(s), 5 op(s), 0 graph break(s)", "inductor: same results as eager",
+        "GB0033 Data dependent operator",  # a 0-d tensor as an index is read as a number
     ],
     "untraceable-calls": [
         "default: 0 graph(s), 0 op(s), 1 graph break(s)", "GB7000 graph break in loop",

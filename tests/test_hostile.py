@@ -154,3 +154,12 @@ def test_one_graph_claimed_for_every_length_fails():
     assert checks["no-recompilation"].status == PASS  # the frames say one graph, and are believed there
     assert checks["replay-matches"].status == FAIL
     assert "replayed by the grader" in checks["replay-matches"].message
+
+
+def test_loop_body_replayed_on_fresh_draws_catches_fixed_rounds():
+    """The replay rebuilds torch.while_loop with its condition and body graphs, and runs them on fresh draws."""
+    report, checks = grade("while_loop_fixed_rounds.py", "while-loop-nms")
+    assert report.status == FAIL, report.to_dict()
+    assert checks["eager-matches"].status == "pass"
+    assert checks["replay-matches"].status == FAIL
+    assert "computes something else than the reference" in checks["replay-matches"].message

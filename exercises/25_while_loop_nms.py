@@ -1,0 +1,33 @@
+"""Exercise: greedy non-maximum suppression, a loop that runs as many rounds as the data says.
+
+`greedy_nms` is a detector's post-processing: it keeps the best-scoring candidate, drops every candidate that
+overlaps it too much, and repeats until none is left. How many rounds that takes depends on the boxes and
+scores, so the loop is `while alive.any()`, and Dynamo cannot decide a tensor's truth while tracing (GB0170,
+"Data-dependent branching"), in default mode or with `fullgraph=True`. Make `greedy_nms` compile as one graph
+with `fullgraph=True`, with the same results as now.
+Check your fix with:  gbcheck check while-loop-nms
+"""
+
+import torch
+
+
+def box_iou(box: torch.Tensor, boxes: torch.Tensor) -> torch.Tensor:
+    """Intersection over union of one box [4] with each of `boxes` [n, 4]; boxes are (x1, y1, x2, y2)."""
+    top_left = torch.maximum(box[:2], boxes[:, :2])
+    bottom_right = torch.minimum(box[2:], boxes[:, 2:])
+    intersection = (bottom_right - top_left).clamp(min=0).prod(dim=1)
+    areas = (boxes[:, 2:] - boxes[:, :2]).prod(dim=1)
+    return intersection / ((box[2:] - box[:2]).prod() + areas - intersection)
+
+
+def greedy_nms(boxes: torch.Tensor, scores: torch.Tensor, iou_threshold: float = 0.5) -> torch.Tensor:
+    """A bool mask of the boxes kept, in the order of `boxes`."""
+    index = torch.arange(scores.shape[0], device=scores.device)
+    keep = torch.zeros_like(scores, dtype=torch.bool)
+    alive = scores > 0.05  # candidates: every box above the score floor
+    # TODO: how many rounds this loop runs depends on the data, which Dynamo does not have while tracing.
+    while alive.any():
+        best = torch.where(alive, scores, -1.0).argmax()
+        keep = keep | (index == best)
+        alive = alive & (box_iou(boxes[best], boxes) <= iou_threshold)  # drops `best` too: its IoU is 1
+    return keep
