@@ -162,8 +162,8 @@ def _encode(value: Any) -> Any:
         return {"node": value.name}
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
-    if isinstance(value, (tuple, list)):
-        return {type(value).__name__: [_encode(item) for item in value]}
+    if isinstance(value, (tuple, list)):  # fx's immutable_list (torch.stack's argument) is a list too
+        return {"tuple" if isinstance(value, tuple) else "list": [_encode(item) for item in value]}
     if isinstance(value, dict):
         return {"dict": [[str(key), _encode(item)] for key, item in value.items()]}
     if isinstance(value, slice):
