@@ -50,7 +50,8 @@ class DecoderLayer(nn.Module):
 
 
 def time_layer(layer: nn.Module, x: torch.Tensor, calls: int = 10) -> None:
-    """Times whole calls, from outside the compiled code (warm it up first), into TIMINGS["layer"]."""
+    """Times whole calls from outside the compiled code, after a warm-up, into TIMINGS["layer"]."""
+    layer(x)  # warm-up: a compiled layer compiles on its first call
     with timed("layer"):
         for _ in range(calls):
             layer(x)
