@@ -41,6 +41,7 @@ CHAPTERS = {
     "untraceable-calls": "Calls Dynamo cannot trace",
     "nested-graph-breaks": "Nested graph breaks",
     "recompilations": "Recompilations",
+    "does-it-matter": "Does this break matter?",
     "capstone": "Finding every break in a real model",
     "running-the-course": "Running the course",
 }
@@ -54,6 +55,7 @@ BREAK_SHOWN = {
     "dynamic-shapes": ("Dynamic shape operator", "gb0036"),
     "untraceable-calls": ("attempted to trace numpy function unsupported by PyTorch", "gb0294"),
     "nested-graph-breaks": ("Failed to trace builtin operator", "gb0059"),
+    "does-it-matter": ("Skip calling `torch.compiler.disable()`d function", "gb0098"),
     "capstone": ("Attempted to call function marked as skipped", "gb0007"),
 }
 

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"
 CHAPTERS = ["what-is-a-graph-break", "incorrect-code", "data-dependent", "printing-logging", "python-side-effects",
             "dynamic-shapes", "unbacked-symbols", "untraceable-calls", "nested-graph-breaks", "recompilations",
-            "capstone"]
+            "does-it-matter", "capstone"]
 
 # Every code example of PyTorch's "Common Graph Breaks" page, as the page has it.
 SOURCE_EXAMPLES = {
@@ -117,6 +117,7 @@ EXPECTED_BREAKS = {
     "untraceable-calls": {"gb0294", "gb0007", "gb0098"},
     "nested-graph-breaks": {"gb0059"},
     "recompilations": set(),  # its broken cell is a recompilation, which has no graph-break id
+    "does-it-matter": {"gb0124", "gb0098"},
     "capstone": {"gb0007"},
 }
 
@@ -147,6 +148,9 @@ TECHNIQUES = {
                             "torch.compiler.is_compiling()"],
     "recompilations": ["torch._logging.set_logs(recompiles=True)", 'set_stance("fail_on_recompile")',
                        "torch._dynamo.mark_dynamic(", "torch.stack("],
+    "does-it-matter": ["benchmark.Timer(", "blocked_autorange(", "run_and_get_code(", ".compile()",
+                       "torch.compiler.disable(log_stats)", 'backend="eager"', 'backend=backend',
+                       '["eager", "aot_eager", "inductor"]', "fallback_random=True", "loss.backward()"],
     "capstone": ['TORCH_LOGS="graph_breaks"', "-m checker diagnose", "TORCH_TRACE=",
                  "torch._dynamo.error_on_graph_break(True)", "ignore_index=-100", "torch.compiler.is_compiling()"],
 }
@@ -209,6 +213,16 @@ OUTPUTS_SHOW = {
         "1 compilation for lengths 4, 8, 16 and 3",
         # past the limit, compiled variants keep serving; only new ones run eagerly (torch 2.13)
         "3 chunks: a compiled graph ran", "20 chunks: ran eagerly", "FailOnRecompileLimitHit at 10 chunks",
+    ],
+    "does-it-matter": [
+        # a break blocks fusion: the residual add and the next layer norm are one kernel only without it
+        "with the break: 2 graph(s), 5 kernels", "cpp_fused_add_native_layer_norm",
+        "OptimizedModule ['_orig_mod.norm1.weight'", "EncoderLayerFixed ['norm1.weight'",
+        "GB0123 Unsupported Tensor.backward() call", "GB0025 Call to `torch._dynamo.graph_break()`",
+        # one break beats a hundred: a disabled helper is one break per call, not four
+        "default: 10 graph(s), 18 op(s), 4 graph break(s)", "default: 3 graph(s), 5 op(s), 2 graph break(s)",
+        # only inductor draws its own random numbers (torch 2.13, CPU)
+        "aot_eager: the same as eager", "inductor: differs from eager", "inductor with fallback_random: the same",
     ],
     "capstone": [
         "Failed to handle graph break gracefully", "graph break(s) of 3 kind(s)", "GB7000  graph break in loop",

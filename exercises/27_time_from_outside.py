@@ -1,0 +1,55 @@
+"""Exercise: a decoder layer that times its own sub-layers with wall-clock timers.
+
+`DecoderLayer.forward` wraps its attention and its MLP in `timed(...)` blocks that add up seconds per sub-layer
+with `time.perf_counter`. Dynamo cannot trace that C function (GB0007, "Attempted to call function marked as
+skipped"), and the break is inside a `with` block, so Dynamo skips `forward`'s whole frame: it runs eagerly, and
+only `attention`, which it calls, is compiled, as a graph of its own. The timers measure the wrong thing too.
+Make `layer` compile as one graph with `fullgraph=True`, with the same outputs, and keep a way to time it.
+Check your fix with:  gbcheck check time-from-outside
+"""
+
+import time
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+TIMINGS: dict[str, float] = {}  # seconds per sub-layer, summed over calls
+
+
+class timed:
+    def __init__(self, name: str):
+        self.name = name
+
+    def __enter__(self):
+        self.start = time.perf_counter()
+
+    def __exit__(self, *exc_info):
+        TIMINGS[self.name] = TIMINGS.get(self.name, 0.0) + time.perf_counter() - self.start
+
+
+class DecoderLayer(nn.Module):
+    def __init__(self, dim: int = 16, heads: int = 2):
+        super().__init__()
+        self.heads = heads
+        self.norm1, self.norm2 = nn.LayerNorm(dim), nn.LayerNorm(dim)
+        self.qkv, self.proj = nn.Linear(dim, 3 * dim), nn.Linear(dim, dim)
+        self.mlp = nn.Sequential(nn.Linear(dim, 4 * dim), nn.GELU(), nn.Linear(4 * dim, dim))
+
+    def attention(self, x: torch.Tensor) -> torch.Tensor:
+        batch, seq, dim = x.shape
+        q, k, v = self.qkv(x).view(batch, seq, 3, self.heads, -1).permute(2, 0, 3, 1, 4)
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return self.proj(y.transpose(1, 2).reshape(batch, seq, dim))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        # TODO: wall-clock timers inside the compiled code: a graph break in a `with` block.
+        with timed("attention"):
+            x = x + self.attention(self.norm1(x))
+        with timed("mlp"):
+            x = x + self.mlp(self.norm2(x))
+        return x
+
+
+torch.manual_seed(0)
+layer = DecoderLayer()
