@@ -462,6 +462,12 @@ def test_each_chapter_ends_with_exactly_its_exercises(chapter, manifest):
         assert headings[-1].startswith("## Exercise"), "the exercises come last, under their own heading"
 
 
+def test_the_manifest_lists_the_exercises_in_the_order_of_the_book(manifest):
+    """`gbcheck` and the grade sheets list exercises in manifest order: a learner meets them in that order."""
+    positions = [CHAPTERS.index(e["chapter"]) for e in manifest if e["chapter"] in CHAPTERS]
+    assert positions == sorted(positions)
+
+
 def test_every_exercise_is_in_the_book(manifest):
     """gbcheck's reports send learners to book/<chapter>.ipynb: every chapter the manifest names must exist."""
     missing: dict[str, list[str]] = {}
