@@ -9,8 +9,9 @@ after it has ended: the replay seed is drawn by the grader only once the trial p
   1. takes the FX graphs the trial process says Dynamo captured in default mode, as plain data: every
      node's op, its target named from an allow-list of torch operations (functions of torch and its
      functional namespaces, ATen overloads, Tensor methods, `operator` functions, `torch.cond` and
-     `torch.while_loop` with their branch and body graphs), its arguments as constants and references to other nodes. No pickled code: the
-     record loads with `weights_only=True`, and a target outside the allow-list is refused by name;
+     `torch.while_loop` with their branch and body graphs), its arguments as constants and references to
+     other nodes. No pickled code: the record loads with `weights_only=True`, and a target outside the
+     allow-list is refused by name;
   2. rebuilds them in a process that never imported learner code (the grader itself; see audit.py),
      feeding each graph the fresh inputs for its arguments and the recorded values for the rest
      (parameters, module-level tensors);
