@@ -90,6 +90,13 @@ def test_exercise_file_is_a_learner_task(exercise):
     assert f"gbcheck check {exercise.id}" in text
 
 
+@pytest.mark.parametrize("exercise", load_exercises(apply_variants=False), ids=lambda ex: ex.id)
+def test_hints_escalate_to_the_chapter(exercise):
+    """The first hints make the learner think; the last one, on every release, sends to the chapter."""
+    for hints in [exercise.hints, *(variant.hints for variant in exercise.variants if variant.hints)]:
+        assert "chapter" in hints[-1].lower(), f"{exercise.id}: the last hint does not name the chapter"
+
+
 def test_output_difference_handles_nested_outputs():
     import torch
 
