@@ -39,6 +39,7 @@ class CourseNote:
     docs: str = ""  # a DOCS_SECTIONS key: PyTorch's section on it (required when there is no chapter)
     owner: str = ""  # an OWNERS value: who fixes it when it happens in a library's code
     in_library: str = ""  # what a user can do when the break is inside a library they call
+    since: str = ""  # for an id newer than some supported releases: the first release whose registry has it
 
 
 @lru_cache(maxsize=1)

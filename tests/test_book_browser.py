@@ -38,6 +38,7 @@ CHAPTERS = {
     "printing-logging": "Printing and logging",
     "python-side-effects": "Python side effects and objects",
     "dynamic-shapes": "Dynamic output shapes",
+    "unbacked-symbols": "Unbacked symbols and data-dependent guards",
     "untraceable-calls": "Calls Dynamo cannot trace",
     "nested-graph-breaks": "Nested graph breaks",
     "recompilations": "Recompilations",
@@ -186,7 +187,8 @@ def test_broken_cell_shows_the_graph_break_message(site, page, chapter):
 
 
 @pytest.mark.parametrize("chapter", ["incorrect-code", "data-dependent", "printing-logging", "python-side-effects",
-                                     "dynamic-shapes", "untraceable-calls", "capstone"])
+                                     "dynamic-shapes", "unbacked-symbols", "untraceable-calls", "nested-graph-breaks",
+                                     "recompilations", "does-it-matter", "capstone"])
 def test_solution_dropdown_is_collapsed_until_clicked(site, page, chapter):
     page.goto(site + f"{chapter}.html")
     dropdowns = page.locator("details.sd-dropdown")
