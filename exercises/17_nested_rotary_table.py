@@ -3,8 +3,9 @@
 `decoder` is a small decoder with rotary position embeddings. Each layer's attention rotates its queries and keys
 with `apply_rotary`, which asks `rotary_angles` for the angle of every position. Compiled, the decoder breaks on
 one line of that helper, three calls below `decoder`, and the break is reported once for every function on the
-way down to it. Find the frame the break is really in, fix it there, and make `decoder` compile as one graph with
-`fullgraph=True`, with the same outputs and without changing any config.
+way down to it. Find the frame the break is really in, fix it there, and make `decoder` compile as one graph in
+default mode, with the same outputs and without changing any config (on torch 2.13, `fullgraph=True` captures the
+`int(...)` into the graph instead of breaking there, so it does not show this break).
 Check your fix with:  gbcheck check nested-rotary-table
 """
 

@@ -1,9 +1,10 @@
 """Exercise: a decoder layer that times its own sub-layers with wall-clock timers.
 
 `DecoderLayer.forward` wraps its attention and its MLP in `timed(...)` blocks that add up seconds per sub-layer
-with `time.perf_counter`. Dynamo cannot trace that C function (GB0007, "Attempted to call function marked as
-skipped"), and the break is inside a `with` block, so Dynamo skips `forward`'s whole frame: it runs eagerly, and
-only `attention`, which it calls, is compiled, as a graph of its own. The timers measure the wrong thing too.
+with `time.perf_counter`. Dynamo does not trace that C function (torch 2.13 reports GB0007, "Attempted to call
+function marked as skipped"; torch 2.15, GB9193, a break it makes on purpose at a clock read), and the break is
+inside a `with` block, so Dynamo skips `forward`'s whole frame: it runs eagerly, and only `attention`, which it
+calls, is compiled, as a graph of its own. The timers measure the wrong thing too.
 Make `layer` compile as one graph with `fullgraph=True`, with the same outputs, and keep a way to time it.
 Check your fix with:  gbcheck check time-from-outside
 """

@@ -2,9 +2,10 @@
 
 `box_loss` compares predicted boxes with their targets. It keeps each set of boxes in a small dataclass with two
 methods, and the dataclass is defined inside the function, so every call builds the class again. Dynamo cannot
-trace a class statement (GB8977, "Invalid call to __build_class__"), and what `@dataclasses.dataclass` runs to
-build the class breaks the graph several times more. Make `box_loss` compile as one graph with `fullgraph=True`,
-with the same results as now, still using the dataclass.
+trace a class statement (GB8977, "Invalid call to __build_class__"), and building the class breaks the graph
+twice more: in the class body, a function of its own that Dynamo tries to compile and gives up on (GB0082), and
+in the `exec` that `@dataclasses.dataclass` runs to write the class's methods (GB0059). Make `box_loss` compile
+as one graph with `fullgraph=True`, with the same results as now, still using the dataclass.
 Check your fix with:  gbcheck check module-level-dataclass
 """
 

@@ -1,9 +1,10 @@
 """Exercise: a decoder layer that times its own sub-layers with wall-clock timers.
 
 `DecoderLayer.forward` wraps its attention and its MLP in `timed(...)` blocks that add up seconds per sub-layer
-with `time.perf_counter`. Dynamo cannot trace that C function (GB0007, "Attempted to call function marked as
-skipped"), and the break is inside a `with` block, so Dynamo skips `forward`'s whole frame: it runs eagerly, and
-only `attention`, which it calls, is compiled, as a graph of its own. The timers measure the wrong thing too.
+with `time.perf_counter`. Dynamo does not trace that C function (torch 2.13 reports GB0007, "Attempted to call
+function marked as skipped"; torch 2.15, GB9193, a break it makes on purpose at a clock read), and the break is
+inside a `with` block, so Dynamo skips `forward`'s whole frame: it runs eagerly, and only `attention`, which it
+calls, is compiled, as a graph of its own. The timers measure the wrong thing too.
 Make `layer` compile as one graph with `fullgraph=True`, with the same outputs, and keep a way to time it.
 Check your fix with:  gbcheck check time-from-outside
 """
@@ -13,6 +14,7 @@ import time
 import torch
 import torch.nn.functional as F
 from torch import nn
+from torch.utils import benchmark
 
 TIMINGS: dict[str, float] = {}  # seconds per sub-layer, summed over calls
 
@@ -49,12 +51,13 @@ class DecoderLayer(nn.Module):
         return x
 
 
-def time_layer(layer: nn.Module, x: torch.Tensor, calls: int = 10) -> None:
-    """Times whole calls from outside the compiled code, after a warm-up, into TIMINGS["layer"]."""
+def time_layer(layer: nn.Module, x: torch.Tensor, calls: int = 10) -> float:
+    """Seconds per call of `layer(x)`, timed from outside the compiled code after a warm-up; also in TIMINGS."""
     layer(x)  # warm-up: a compiled layer compiles on its first call
-    with timed("layer"):
-        for _ in range(calls):
-            layer(x)
+    # benchmark.Timer waits for an accelerator's queued kernels before it reads the clock (perf_counter alone
+    # would time only their launch on a GPU), and reports the median of the calls.
+    TIMINGS["layer"] = benchmark.Timer("layer(x)", globals={"layer": layer, "x": x}).timeit(calls).median
+    return TIMINGS["layer"]
 
 
 torch.manual_seed(0)
