@@ -239,6 +239,13 @@ def _breaks_check(trials: Trials) -> CheckResult:
     if breaks:
         listed = "; ".join(f"{gb['gb_id'] or ''} {gb['gb_type']}{_at(gb)}" for gb in breaks)
         return CheckResult("no-graph-breaks", FAIL, f"default mode broke the graph {len(breaks)} time(s): {listed}")
+    fullgraph = trials.payload("fullgraph")
+    stopped = fullgraph["diagnosis"]["error"] if fullgraph and fullgraph["stage"] == "done" else None
+    if stopped and (stopped.get("gb_id") or stopped.get("gb_type")):  # fullgraph only stops where default breaks
+        return CheckResult("no-graph-breaks", FAIL,
+                           f"default mode reported no graph break, but fullgraph=True stopped at "
+                           f"{stopped.get('gb_id') or ''} {stopped['gb_type']}{_at(stopped)}: default mode ran that "
+                           "part outside any graph (some torch releases skip such a frame without reporting it)")
     ops = sum(len(graph["ops"]) for graph in diagnosis["graphs"])
     if ops == 0:
         return CheckResult("no-graph-breaks", FAIL,

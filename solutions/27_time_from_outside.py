@@ -14,7 +14,6 @@ import time
 import torch
 import torch.nn.functional as F
 from torch import nn
-from torch.utils import benchmark
 
 TIMINGS: dict[str, float] = {}  # seconds per sub-layer, summed over calls
 
@@ -53,6 +52,7 @@ class DecoderLayer(nn.Module):
 
 def time_layer(layer: nn.Module, x: torch.Tensor, calls: int = 10) -> float:
     """Seconds per call of `layer(x)`, timed from outside the compiled code after a warm-up; also in TIMINGS."""
+    from torch.utils import benchmark  # here, not at the top: on a CUDA build without a GPU its import logs a warning
     layer(x)  # warm-up: a compiled layer compiles on its first call
     # benchmark.Timer waits for an accelerator's queued kernels before it reads the clock (perf_counter alone
     # would time only their launch on a GPU), and reports the median of the calls.
