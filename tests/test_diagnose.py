@@ -1,10 +1,8 @@
 """`gbcheck diagnose` on code nobody wrote for the course: a ResNet block and a training loop."""
 
 import json
-import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
