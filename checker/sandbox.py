@@ -195,6 +195,10 @@ def _child(job: Job, result_fd: int, output_fd: int, limits: Limits) -> None:
         sys.stderr = open(2, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         faulthandler.enable(file=sys.stderr)  # a crash's Python stack goes into the report, not the grader's tty
+        # Rebuild torch's intra-op thread pool here, on the one thread a forked child has, before any job
+        # starts threads: it is marked corrupted by the fork, and autograd's device threads (several on
+        # CUDA builds) that rebuild it at once can abort in set_num_threads.
+        torch.set_num_threads(1)
         _limit_resources(limits, job.results)
         if job.workdir:
             os.chdir(job.workdir)
