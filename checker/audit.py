@@ -21,7 +21,7 @@ import torch
 
 from checker import draws, engine, replay, sandbox
 from checker.manifest import Exercise
-from checker.trial import TRIAL_MODES, ProcessState, _plain, import_file
+from checker.trial import TRIAL_MODES, ProcessState, _plain, fresh_copy, import_file, output_difference
 
 REPLAY_DRAWS_PER_CASE = 2
 
@@ -92,8 +92,8 @@ def _reference(exercise: Exercise, calls: list[draws.Draw]) -> tuple[list[Any], 
     entry, printed, outputs = _solutions[exercise.id], io.StringIO(), []
     with contextlib.redirect_stdout(printed), engine._set_stance("force_eager"):
         for draw in calls:
-            args = tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in draw.args)
-            kwargs = {k: v.clone() if isinstance(v, torch.Tensor) else v for k, v in draw.kwargs.items()}
+            args = tuple(fresh_copy(a) for a in draw.args)
+            kwargs = {k: fresh_copy(v) for k, v in draw.kwargs.items()}
             outputs.append(_plain(entry(*args, **kwargs)))
     return outputs, printed.getvalue()
 
@@ -144,8 +144,7 @@ def judge(exercise: Exercise, trial: Any, order: list[int], trial_draws: list[dr
                     f"({_note(exercise, draw)})"}
         for graph_index, returned in sorted(pairs, key=repr):
             module, inputs, _ = rebuilt[graph_index]
-            values = [v.clone() if isinstance(v, torch.Tensor) else v
-                      for v in replay.graph_inputs(inputs, parameters, draw.args, draw.kwargs)]
+            values = [fresh_copy(v) for v in replay.graph_inputs(inputs, parameters, draw.args, draw.kwargs)]
             problem = _replay_one(exercise, module, values, returned, want)
             if problem:
                 return {"status": "fail", "message": f"the captured graph, replayed by the grader on an input drawn "
@@ -166,8 +165,6 @@ def judge(exercise: Exercise, trial: Any, order: list[int], trial_draws: list[dr
 
 def _replay_one(exercise: Exercise, module: torch.fx.GraphModule, values: list[Any], returned: Any,
                 want: Any) -> str | None:
-    from checker.strict import output_difference
-
     try:
         outputs = module(*values)
     except replay.Refused:

@@ -41,7 +41,7 @@ from checker import draws, engine, registry, sandbox
 from checker.audit import audit_here, run_audit
 from checker.manifest import Exercise
 from checker.report import ERROR, FAIL, PASS, SKIP, CheckResult, Report
-from checker.trial import TRIAL_MODES, ProcessState, run_trial, run_trials
+from checker.trial import TRIAL_MODES, ProcessState, output_difference, run_trial, run_trials
 
 
 @dataclass(frozen=True)
@@ -278,8 +278,9 @@ def _recompile_check(exercise: Exercise, trials: Trials, seed: draws.Seed | None
         return CheckResult("no-recompilation", PASS, f"{len(calls)} calls ran {len(cases_of)} compiled graph(s); "
                            f"the exercise allows {limit}")
     # Named by example case, sorted, so that the message is the same whatever order the calls came in.
+    shapes = {draw.case: [tuple(a.shape) for a in draw.args if isinstance(a, torch.Tensor)] for draw in fresh}
     groups = sorted((sorted(cases) for cases in cases_of.values() if cases), key=lambda cases: cases[0])
-    which = "; ".join(("one graph for " if not i else "one for ") + _inputs_text(exercise, cases)
+    which = "; ".join(("one graph for " if not i else "one for ") + _inputs_text(cases, shapes)
                       for i, cases in enumerate(groups))
     return CheckResult("no-recompilation", FAIL,
                        f"default mode compiled the function {len(cases_of)} times over {len(calls)} calls, where "
@@ -288,13 +289,12 @@ def _recompile_check(exercise: Exercise, trials: Trials, seed: draws.Seed | None
                        "prints which guard.")
 
 
-def _inputs_text(exercise: Exercise, cases: list[int]) -> str:
+def _inputs_text(cases: list[int], shapes: dict[int, list[tuple[int, ...]]]) -> str:
     """"input 2 of shape (2, 9, 8)", or "inputs 2, 3 and 4" for several."""
     if len(cases) > 1:
         return f"inputs {', '.join(str(c + 1) for c in cases[:-1])} and {cases[-1] + 1}"
-    shapes = [tuple(draws.build_draw(spec, 0).shape) for spec in exercise.inputs[cases[0]].args
-              if isinstance(spec, dict) and spec]
-    return f"input {cases[0] + 1}" + (f" of shape {', '.join(map(str, shapes))}" if shapes else "")
+    shown = shapes.get(cases[0])
+    return f"input {cases[0] + 1}" + (f" of shape {', '.join(map(str, shown))}" if shown else "")
 
 
 def _compiled_matches(exercise: Exercise, trials: Trials, ref: dict[str, Any]) -> CheckResult:
@@ -324,31 +324,6 @@ def _compare(name: str, exercise: Exercise, payload: dict[str, Any], ref: dict[s
         return CheckResult(name, FAIL, f"{len(outputs)} of {len(expected)} calls returned")
     return CheckResult(name, PASS, f"{label} output equals the reference on all {len(expected)} calls "
                        "(fresh inputs, in an order of this mode's own)")
-
-
-def output_difference(got: Any, want: Any, rtol: float, atol: float) -> str | None:
-    """None when equal (tensors: torch.testing.assert_close, strict shape and dtype); else why not."""
-    if isinstance(want, torch.Tensor) or isinstance(got, torch.Tensor):
-        if not (isinstance(want, torch.Tensor) and isinstance(got, torch.Tensor)):
-            return f"expected a {type(want).__name__}, got a {type(got).__name__}"
-        try:
-            torch.testing.assert_close(got, want, rtol=rtol, atol=atol, equal_nan=True)
-        except AssertionError as err:
-            return " ".join(str(err).split())[:400]
-        return None
-    if isinstance(want, dict) and isinstance(got, dict) and want.keys() == got.keys():
-        for key in want:
-            inner = output_difference(got[key], want[key], rtol, atol)
-            if inner:
-                return inner
-        return None
-    if isinstance(want, list) and isinstance(got, list) and len(want) == len(got):
-        for got_item, want_item in zip(got, want):
-            inner = output_difference(got_item, want_item, rtol, atol)
-            if inner:
-                return inner
-        return None
-    return None if got == want else f"expected {want!r:.120}, got {got!r:.120}"
 
 
 def _tamper_check(trials: Trials) -> CheckResult:

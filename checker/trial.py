@@ -79,7 +79,7 @@ def run_trial(exercise: Exercise, path: str, mode: str, snapshot: tamper.Snapsho
                           "filename": path, "line": None, "source_line": ""}}
     if calls is None:
         calls = [build_call(case, index) for index, case in enumerate(exercise.inputs)]
-    calls = [(tuple(_fresh_copy(a) for a in args), {k: _fresh_copy(v) for k, v in kwargs.items()})
+    calls = [(tuple(fresh_copy(a) for a in args), {k: fresh_copy(v) for k, v in kwargs.items()})
              for args, kwargs in calls]  # a function that changes its inputs in place changes no other mode's
     printed = io.StringIO()
     try:
@@ -117,7 +117,8 @@ def _parameters(entry: Any) -> list[str]:
         return []
 
 
-def _fresh_copy(value: Any) -> Any:
+def fresh_copy(value: Any) -> Any:
+    """A tensor cloned (a call that changes its inputs in place changes no one else's); anything else as is."""
     return value.clone() if isinstance(value, torch.Tensor) else value
 
 
@@ -156,6 +157,32 @@ def _plain(value: Any) -> Any:
     if isinstance(value, dict):
         return {"__mapping__": [[str(key), _plain(item)] for key, item in value.items()]}
     return {"__repr__": f"{type(value).__name__}: {value!r}"[:500]}
+
+
+def output_difference(got: Any, want: Any, rtol: float, atol: float) -> str | None:
+    """Two outputs as `_plain` gives them: None when equal (tensors: torch.testing.assert_close, strict shape
+    and dtype); else why not."""
+    if isinstance(want, torch.Tensor) or isinstance(got, torch.Tensor):
+        if not (isinstance(want, torch.Tensor) and isinstance(got, torch.Tensor)):
+            return f"expected a {type(want).__name__}, got a {type(got).__name__}"
+        try:
+            torch.testing.assert_close(got, want, rtol=rtol, atol=atol, equal_nan=True)
+        except AssertionError as err:
+            return " ".join(str(err).split())[:400]
+        return None
+    if isinstance(want, dict) and isinstance(got, dict) and want.keys() == got.keys():
+        for key in want:
+            inner = output_difference(got[key], want[key], rtol, atol)
+            if inner:
+                return inner
+        return None
+    if isinstance(want, list) and isinstance(got, list) and len(want) == len(got):
+        for got_item, want_item in zip(got, want):
+            inner = output_difference(got_item, want_item, rtol, atol)
+            if inner:
+                return inner
+        return None
+    return None if got == want else f"expected {want!r:.120}, got {got!r:.120}"
 
 
 class _Tee(io.TextIOBase):
