@@ -22,10 +22,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 CHECKER = """
-from checker import sandbox
+from checker.grading import sandbox
 sandbox.prepare()
-from checker.manifest import load_exercises
-from checker.strict import check_file
+from checker.course.manifest import load_exercises
+from checker.grading.strict import check_file
 for exercise in load_exercises():
     report = check_file(exercise, exercise.solution_path)
     assert report.status == "pass", report.message
@@ -35,7 +35,7 @@ BARE = """
 import importlib.util, sys, warnings
 import torch
 torch.set_num_threads(1)
-from checker.manifest import load_exercises, build_call
+from checker.course.manifest import load_exercises, build_call
 warnings.simplefilter("ignore")
 for exercise in load_exercises():
     spec = importlib.util.spec_from_file_location("solution_" + exercise.id.replace("-", "_"), exercise.solution_path)

@@ -29,12 +29,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from checker.manifest import load_exercises  # noqa: E402
+from checker.course.manifest import load_exercises  # noqa: E402
 
 NAIVE_CHECK = """
 import sys, torch
-from checker.manifest import find_exercise
-from checker.trial import run_trials
+from checker.course.manifest import find_exercise
+from checker.grading.trial import run_trials
 for trial in run_trials(find_exercise(sys.argv[1]), sys.argv[2], 0):  # trial seed 0
     pass
 """

@@ -11,7 +11,7 @@ compiled with torch.compile, in a script of its own. That script runs twice, eac
   diagnose  as `python -m checker diagnose SCRIPT --json`.
 It prints, per run, both counts, whether the ids (with counts) and graph counts agree, and how many
 breaks land in a group with a course note that points to a chapter or PyTorch's docs; then totals.
-`--baseline-notes` takes an older checker/graph_breaks.toml (e.g. `git show REV:checker/graph_breaks.toml`)
+`--baseline-notes` takes an older notes file (e.g. `git show REV:checker/dynamo/graph_breaks.toml`)
 to print the coverage those notes gave, for a before/after figure.
 
 Versions measured: torch 2.13.0 (CPU), transformers 5.18.0, diffusers 0.42.1. `--python` runs the models

@@ -25,9 +25,9 @@ from pathlib import Path
 from checker.commands.instructor import cmd_grade, cmd_gradescope, cmd_gradescope_run, cmd_verify
 from checker.commands.learner import (cmd_check, cmd_diagnose, cmd_hint, cmd_init, cmd_list, cmd_overview,
                                       cmd_reset, cmd_watch)
-from checker.course import CourseError, course_version
-from checker.manifest import ManifestError
-from checker.torch_support import check_supported
+from checker.course.manifest import ManifestError
+from checker.course.resolver import CourseError, course_version
+from checker.dynamo.torch_support import check_supported
 
 EPILOG = """\
 examples:

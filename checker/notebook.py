@@ -1,13 +1,15 @@
-"""`check(...)` for notebooks: grade the cell where the learner edited an exercise.
+"""The course in a notebook: the one module the book's cells and a reader's own notebook import.
 
-    from checker.notebook import check
+    from checker.notebook import check, course_display, diagnose
+    course_display()                           # torch's errors and logs as the book shows them
+    print(diagnose(fn, (x,), "default"))       # the graphs and graph breaks of one call
     check("cond-on-input", gated_residual)     # the cell that defines gated_residual is graded
 
-The cell's whole source (imports, helpers, config lines) is written to a temporary file and graded by
-a grader process this kernel starts once and keeps (`checker.service`): the kernel has already run torch
-ops on many threads, so it must not fork graders itself, and the learner's edits to torch in the kernel
-must not reach the grader. The first check waits for the grader to start (a few seconds); later ones take
-about a second. The result renders as HTML in Jupyter and as the CLI's text elsewhere.
+`check` writes the cell's whole source (imports, helpers, config lines) to a temporary file and has it
+graded by a grader process this kernel starts once and keeps (`checker.service`): the kernel has already
+run torch ops on many threads, so it must not fork graders itself, and the learner's edits to torch in the
+kernel must not reach the grader. The first check waits for the grader to start (a few seconds); later
+ones take about a second. The result renders as HTML in Jupyter and as the CLI's text elsewhere.
 """
 
 from __future__ import annotations
@@ -27,8 +29,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from checker.report import CheckResult, Report, render_text
-from checker.torch_support import check_supported
+from checker.display import course_display
+from checker.dynamo.torch_support import check_supported
+from checker.grading.report import CheckResult, Report, render_text
+
+__all__ = ["check", "course_display", "diagnose"]
 
 _STATUS_COLOURS = {"pass": "#1a7f37", "fail": "#cf222e", "error": "#8250df", "skip": "#6e7781"}
 _START_SECONDS = 120.0  # importing torch and warming Dynamo up, on a slow machine
@@ -165,3 +170,13 @@ def _error_report(exercise_id: str, path: Path, message: str) -> Report:
 
 _GRADER = _Grader()
 atexit.register(_GRADER.stop)
+
+
+def __getattr__(name: str) -> Any:
+    # `diagnose` is the engine's, imported on first use: importing this module stays light (no Dynamo), so
+    # `check` can still refuse an unsupported torch in one sentence.
+    if name == "diagnose":
+        from checker.dynamo.engine import diagnose
+
+        return diagnose
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -20,10 +20,10 @@ import sys
 
 def serve(requests, answers) -> None:
     """Answer every request line of `requests` on `answers` until end of input."""
-    from checker import sandbox
-    from checker.course import CourseError
-    from checker.manifest import ManifestError, find_exercise
-    from checker.strict import check_file
+    from checker.course.manifest import ManifestError, find_exercise
+    from checker.course.resolver import CourseError
+    from checker.grading import sandbox
+    from checker.grading.strict import check_file
 
     sandbox.prepare()
     for line in requests:

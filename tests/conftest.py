@@ -2,13 +2,13 @@
 
 import pytest
 
-from checker import sandbox
+from checker.grading import sandbox
 
 sandbox.prepare()
 
 
 @pytest.fixture(scope="session")
 def exercises():
-    from checker.manifest import load_exercises
+    from checker.course.manifest import load_exercises
 
     return load_exercises()

@@ -275,7 +275,7 @@ def test_toc_lists_every_chapter_under_the_ids_the_checker_uses():
         assert (BOOK / f"{name}.ipynb").exists() or (BOOK / f"{name}.md").exists(), name
     # The checker's notes name chapters by these slugs; every one must exist. A note without a chapter
     # sends the reader to PyTorch's programming-model docs instead (tests/test_diagnose_library.py).
-    notes = tomllib.loads((ROOT / "checker" / "graph_breaks.toml").read_text(encoding="utf-8"))
+    notes = tomllib.loads((ROOT / "checker" / "dynamo" / "graph_breaks.toml").read_text(encoding="utf-8"))
     assert {note["chapter"] for note in notes.values() if note.get("chapter")} <= set(CHAPTERS)
     assert all(note.get("chapter") or note.get("docs") for note in notes.values())
 
@@ -299,11 +299,11 @@ def breaks_the_course_shows(manifest: list[dict]) -> dict[str, set[str]]:
 def test_every_break_the_course_shows_has_a_note_that_sends_to_a_chapter_showing_it(manifest):
     """gbcheck and diagnose explain a break with its note and send the reader to the note's chapter: every id the
     book or an exercise shows needs a note, and its chapter must be one where the reader meets that break."""
-    notes = tomllib.loads((ROOT / "checker" / "graph_breaks.toml").read_text(encoding="utf-8"))
+    notes = tomllib.loads((ROOT / "checker" / "dynamo" / "graph_breaks.toml").read_text(encoding="utf-8"))
     shown = breaks_the_course_shows(manifest)
     assert {"GB0170", "GB0007"} <= set(shown), "the collection found the breaks of the first chapters"
     missing = sorted(gb_id for gb_id in shown if gb_id not in notes)
-    assert not missing, f"no note in checker/graph_breaks.toml for {missing} (shown in {[shown[m] for m in missing]})"
+    assert not missing, f"no note in checker/dynamo/graph_breaks.toml for {missing} (shown in {[shown[m] for m in missing]})"
     for gb_id, chapters in sorted(shown.items()):
         note = notes[gb_id]
         assert note.get("meaning") and note.get("fix"), f"{gb_id}: a note needs a meaning and a fix"

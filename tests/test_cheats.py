@@ -7,10 +7,10 @@ import textwrap
 
 import pytest
 
-from checker.manifest import find_exercise
-from checker.report import ERROR, FAIL, PASS
-from checker.sandbox import Limits
-from checker.strict import check_file
+from checker.course.manifest import find_exercise
+from checker.grading.report import ERROR, FAIL, PASS
+from checker.grading.sandbox import Limits
+from checker.grading.strict import check_file
 
 COND = find_exercise("cond-on-input")
 BROKEN_BODY = '''
@@ -48,10 +48,10 @@ def test_an_honest_fix_passes(tmp_path):
      "log_graph_break"),
     ("import builtins; builtins.print = lambda *a, **k: None", "builtins.print"),
     ("torch.Tensor.item = lambda self: 1.0", "torch.Tensor.item"),
-    ("import sys; sys.modules['checker.engine']._active = []", "checker.engine._active"),
+    ("import sys; sys.modules['checker.dynamo.engine']._active = []", "checker.dynamo.engine._active"),
     ("import torch._dynamo.symbolic_convert as s; "
      "s.InstructionTranslatorBase.log_graph_break.__closure__[0].cell_contents = print", "log_graph_break"),
-    ("import sys; sys.modules['checker.engine'].diagnose.__defaults__ = ('eager',)", "checker.engine.diagnose"),
+    ("import sys; sys.modules['checker.dynamo.engine'].diagnose.__defaults__ = ('eager',)", "checker.dynamo.engine.diagnose"),
 ])
 def test_switching_things_off_is_rejected(tmp_path, switch_off, finding):
     from torch._dynamo.symbolic_convert import InstructionTranslatorBase

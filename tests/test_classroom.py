@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from checker.classroom import grade_class
-from checker.manifest import find_exercise
-from checker.sandbox import Limits
+from checker.classroom.grade import grade_class
+from checker.course.manifest import find_exercise
+from checker.grading.sandbox import Limits
 
 REPO = Path(__file__).resolve().parent.parent  # the clone these tests run in
 

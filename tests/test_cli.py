@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from checker.manifest import load_exercises
+from checker.course.manifest import load_exercises
 
 REPO = Path(__file__).resolve().parent.parent  # the clone these tests run in
 
@@ -104,7 +104,7 @@ def test_reset_restores_the_committed_file(gbcheck):
 
 
 def test_watch_regrades_on_save(tmp_path):
-    from checker.manifest import find_exercise
+    from checker.course.manifest import find_exercise
 
     exercise = find_exercise("cond-on-input")
     attempt = tmp_path / "attempt.py"

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from checker import torch_support
-from checker.diagnose import diagnose_target
+from checker.diagnose.run import diagnose_target
+from checker.dynamo import registry
 
 REPO = Path(__file__).resolve().parent.parent  # the clone these tests run in
 
 # A logger call is GB0291 from torch 2.10 on; before, an untyped break with no registry id.
-LOGGER_BREAK = "GB0291" if torch_support.has_gb_id("GB0291") else None
+LOGGER_BREAK = "GB0291" if registry.has_gb_id("GB0291") else None
 
 RESNET = '''
 import torch

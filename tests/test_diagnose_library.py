@@ -18,14 +18,14 @@ from pathlib import Path
 import pytest
 import torch
 
-from checker import engine, registry, torch_support
+from checker.dynamo import engine, registry, torch_support
 
 REPO = Path(__file__).resolve().parent.parent  # the clone these tests run in
 
 
 def needs_ids(*gb_ids):
     """Expectations written against torch 2.11+ ids: skipped on a release whose registry lacks them."""
-    missing = [gb_id for gb_id in gb_ids if not torch_support.has_gb_id(gb_id)]
+    missing = [gb_id for gb_id in gb_ids if not registry.has_gb_id(gb_id)]
     return pytest.mark.skipif(bool(missing), reason=f"this torch's registry has no {', '.join(missing)}")
 
 FAKELIB = '''
@@ -218,8 +218,8 @@ def step(x):
 
 @needs_ids("GB7000", "GB4198")
 def test_chained_break_in_user_code_carries_its_inner_cause(tmp_path):
-    from checker.diagnose import diagnose_target
-    from checker.diagnose_render import render_html, render_text
+    from checker.diagnose.render import render_html, render_text
+    from checker.diagnose.run import diagnose_target
 
     (tmp_path / "loop.py").write_text(LOOP)
     result = diagnose_target(f"{tmp_path / 'loop.py'}:step", args="torch.ones(3)")
@@ -260,7 +260,7 @@ def _lstm_call(x):
                                       (_setattr_requires_grad, "GB0206"), (_lstm_call, "GB0014")])
 def test_ids_real_models_hit_have_a_note_that_points_somewhere(fn, gb_id):
     found = engine.diagnose(fn, (torch.randn(2, 3, 4),))
-    if not torch_support.has_gb_id("GB8985"):  # ids as torch 2.11+ reports these breaks; older ones differ
+    if not registry.has_gb_id("GB8985"):  # ids as torch 2.11+ reports these breaks; older ones differ
         pytest.skip("this torch reports these breaks under other ids")
     ids = [gb.gb_id for gb in found.graph_breaks]
     assert len(ids) == 1 and ids[0]

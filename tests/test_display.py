@@ -1,5 +1,5 @@
-"""checker.display, as a chapter's setup cell uses it: real torch and a real IPython shell, each in a process
-of its own (the display changes process-wide state: torch's log handlers, IPython's exception handler)."""
+"""checker.notebook.course_display, as a chapter's setup cell uses it: real torch and a real IPython shell,
+each in a process of its own (the display changes process-wide state: torch's log handlers, IPython's exception handler)."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def _run(code: str) -> subprocess.CompletedProcess:
 
 @pytest.mark.parametrize("enabled", [True, False])
 def test_torch_logs_lose_their_prefix_and_keep_the_compile_id(enabled):
-    done = _run(f"from checker.display import course_display\ncourse_display({enabled})\n" + RECOMPILE)
+    done = _run(f"from checker.notebook import course_display\ncourse_display({enabled})\n" + RECOMPILE)
     assert done.returncode == 0, done.stderr
     assert "[0/1] [__recompiles] Recompiling function <lambda>" in done.stderr
     assert "size mismatch at index 0. expected 2, actual 3" in done.stderr
@@ -54,7 +54,7 @@ def test_torch_logs_lose_their_prefix_and_keep_the_compile_id(enabled):
 
 def test_a_graph_break_error_shows_the_cell_and_torchs_message_without_torchs_frames():
     pytest.importorskip("IPython")
-    setup = "from checker.display import course_display\ncourse_display()"
+    setup = "from checker.notebook import course_display\ncourse_display()"
     shown = re.sub(r"\x1b\[[0-9;]*m", "", _run(BREAK_IN_A_SHELL.format(setup=setup)).stdout)
     assert "Unsupported: Data-dependent branching" in shown and "gb0170" in shown
     assert "from user code:" in shown and "if norm > 1.0:" in shown

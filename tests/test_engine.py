@@ -9,7 +9,7 @@ import warnings
 import pytest
 import torch
 
-from checker import engine, torch_support
+from checker.dynamo import engine, registry, torch_support
 
 logger = logging.getLogger("gbcourse.test")
 
@@ -64,7 +64,7 @@ def test_default_mode_names_the_break_and_its_line(name, gb_id):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         diagnosis = engine.diagnose(globals()[name], (torch.ones(3),), "default", focus_file=__file__)
-    if not torch_support.has_gb_id(gb_id):  # an older registry: the break is there, untyped
+    if not registry.has_gb_id(gb_id):  # an older registry: the break is there, untyped
         gb_id = None
         assert [gb.gb_type for gb in diagnosis.graph_breaks] == ["Unsupported"]
     assert [gb.gb_id for gb in diagnosis.graph_breaks] == [gb_id]
@@ -116,8 +116,6 @@ def test_config_changes_made_while_compiling_are_seen():
 def test_course_notes_name_real_registry_ids_and_chapters():
     from pathlib import Path
 
-    from checker import registry
-
     book = Path(__file__).resolve().parent.parent / "book"
     for gb_id, note in registry.course_notes().items():
         # An id the installed registry lacks must be one the note declares newer than this torch.
@@ -135,7 +133,7 @@ def test_course_notes_name_real_registry_ids_and_chapters():
 def test_metrics_bookkeeping_is_skipped_unless_a_structured_trace_is_asked_for(tmp_path, trace, kept):
     probe = ("import torch._dynamo.utils as u, torch._dynamo.guards as g\n"
              "real = (u.record_compilation_metrics, g.profile_guard_manager)\n"
-             "import checker.engine\n"
+             "import checker.dynamo.engine\n"
              "print((u.record_compilation_metrics, g.profile_guard_manager) == real)\n")
     env = {**os.environ, "TORCH_TRACE": str(tmp_path / trace) if trace else ""}
     done = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=120)

@@ -2,10 +2,10 @@
 
 import pytest
 
-from checker import torch_support
-from checker.manifest import load_exercises
-from checker.report import ERROR, FAIL, PASS
-from checker.strict import check_file, output_difference
+from checker.course.manifest import load_exercises
+from checker.dynamo import torch_support
+from checker.grading.report import ERROR, FAIL, PASS
+from checker.grading.strict import check_file, output_difference
 
 EXERCISES = load_exercises()
 
@@ -58,9 +58,9 @@ def test_original_and_solution_agree_eagerly(exercise):
     """The reference is the solution; it must compute what the original computes, on every input."""
     if exercise.skip:
         pytest.skip(exercise.skip)
-    from checker.strict import reference_outcome
-    from checker.sandbox import Limits, run_job
-    from checker.trial import run_trial
+    from checker.grading.sandbox import Limits, run_job
+    from checker.grading.strict import reference_outcome
+    from checker.grading.trial import run_trial
 
     original = run_job(lambda: run_trial(exercise, str(exercise.exercise_path), "eager"))
     reference = reference_outcome(exercise, Limits())
@@ -100,7 +100,7 @@ def test_hints_escalate_to_the_chapter(exercise):
 def test_output_difference_handles_nested_outputs():
     import torch
 
-    from checker.trial import _plain
+    from checker.grading.trial import _plain
 
     value = (torch.ones(2), {"loss": torch.zeros(())}, 3)
     assert output_difference(_plain(value), _plain(value), 1e-6, 1e-6) is None
@@ -111,7 +111,7 @@ def test_output_difference_handles_nested_outputs():
 
 @pytest.mark.parametrize("exercise", EXERCISES, ids=lambda ex: ex.id)
 def test_fresh_draws_take_the_branches_of_their_examples(exercise):
-    from checker.coverage import draw_problems
+    from checker.grading.coverage import draw_problems
 
     assert draw_problems(exercise) == []
 
@@ -119,7 +119,7 @@ def test_fresh_draws_take_the_branches_of_their_examples(exercise):
 def test_a_generator_that_strays_from_its_branch_fails_the_course():
     from dataclasses import replace
 
-    from checker.coverage import draw_problems
+    from checker.grading.coverage import draw_problems
 
     exercise = next(ex for ex in EXERCISES if ex.id == "cond-on-input")
     tanh_case = exercise.inputs[1]
@@ -138,8 +138,8 @@ def test_a_generator_that_strays_from_its_branch_fails_the_course():
 def test_an_exercise_declares_a_break_or_a_compilation_limit(tmp_path, fields, problem):
     import dataclasses
 
-    from checker.course import find_course
-    from checker.manifest import ManifestError
+    from checker.course.manifest import ManifestError
+    from checker.course.resolver import find_course
 
     (tmp_path / "exercises.toml").write_text(f"""
 [[exercise]]
@@ -163,7 +163,7 @@ def test_the_replay_rebuilds_a_graph_that_passes_a_list():
     """fx hands `torch.cat([a, b])` its list as an immutable_list: the grader's record must keep it a list."""
     import torch
 
-    from checker import replay
+    from checker.grading import replay
 
     gm = torch.fx.symbolic_trace(lambda a, b: torch.cat([a, b * 2], dim=-1))
     a, b = torch.ones(2), torch.arange(2.0)

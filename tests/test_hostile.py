@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from checker.manifest import find_exercise
-from checker.report import ERROR, FAIL, PASS
-from checker.sandbox import Limits
-from checker.strict import check_file
+from checker.course.manifest import find_exercise
+from checker.grading.report import ERROR, FAIL, PASS
+from checker.grading.sandbox import Limits
+from checker.grading.strict import check_file
 
 HOSTILE = Path(__file__).parent / "hostile"
 LIMITS = Limits(timeout=30, memory_mb=2048)
@@ -44,12 +44,12 @@ def test_outputs_hard_coded_to_the_examples_fail():
 def test_recorder_blinded_through_module_state_fails():
     report, checks = grade("blind_module_state.py", "capture-item")
     assert report.status == FAIL, report.to_dict()
-    assert "checker.engine._active" in checks["nothing-switched-off"].message
+    assert "checker.dynamo.engine._active" in checks["nothing-switched-off"].message
     assert "split into several graphs" in checks["replay-matches"].message
 
 
 @pytest.mark.parametrize("name, swapped", [
-    ("swap_code_checker.py", "checker.engine.Recording.on_graph_break"),
+    ("swap_code_checker.py", "checker.dynamo.engine.Recording.on_graph_break"),
     ("swap_code_dynamo.py", "InstructionTranslatorBase.log_graph_break"),
 ])
 def test_code_swapped_in_place_fails(name, swapped):
@@ -89,7 +89,7 @@ def test_forged_graph_right_on_the_examples_only_fails():
 
 
 def test_same_seed_draws_the_same_inputs_and_verdict():
-    from checker.draws import Seed
+    from checker.course.draws import Seed
 
     exercise = find_exercise("cond-on-input")
     first = check_file(exercise, HOSTILE / "hard_coded_outputs.py", LIMITS)
@@ -101,7 +101,7 @@ def test_same_seed_draws_the_same_inputs_and_verdict():
 
 
 def test_each_mode_calls_the_draws_in_an_order_of_its_own_with_repeats():
-    from checker import draws
+    from checker.course import draws
 
     exercise = find_exercise("cond-on-input")
     fresh = draws.draws(exercise, 7)
@@ -117,13 +117,14 @@ def test_a_graph_fullgraph_quietly_captures_is_refused_where_default_mode_breaks
     """The unfixed mask-where under fullgraph=True: one graph, right values, but a boolean mask inside."""
     import torch
 
-    from checker import torch_support
+    from checker.dynamo import torch_support
 
     if not torch_support.fullgraph_captures().dynamic_shapes:
         pytest.skip("this torch's fullgraph=True breaks on a boolean mask too: there is no such graph")
 
-    from checker import audit, draws, replay
-    from checker.trial import import_file, run_trial
+    from checker.course import draws
+    from checker.grading import audit, replay
+    from checker.grading.trial import import_file, run_trial
 
     exercise = find_exercise("mask-where")
     unfixed = getattr(import_file(str(exercise.exercise_path), prefix="test_unfixed_"), exercise.entry)

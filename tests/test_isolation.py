@@ -7,12 +7,12 @@ import warnings
 
 import torch
 
-from checker import engine
-from checker.manifest import find_exercise
-from checker.report import ERROR, FAIL, PASS
-from checker.sandbox import Job, Limits, run_jobs
-from checker.strict import check_file
-from checker.trial import ProcessState
+from checker.course.manifest import find_exercise
+from checker.dynamo import engine
+from checker.grading.report import ERROR, FAIL, PASS
+from checker.grading.sandbox import Job, Limits, run_jobs
+from checker.grading.strict import check_file
+from checker.grading.trial import ProcessState
 
 CAPTURE = find_exercise("capture-item")
 

@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from checker import engine, torch_support
-from checker.course import find_course
-from checker.manifest import ManifestError, load_exercises
+from checker.course.manifest import ManifestError, load_exercises
+from checker.course.resolver import find_course
+from checker.dynamo import engine, registry, torch_support
 
 REPO = Path(__file__).resolve().parent.parent  # the clone these tests run in
 
@@ -126,7 +126,7 @@ def test_has_feature_only_speaks_of_torch():
 
 
 def test_has_gb_id_reads_the_installed_registry():
-    assert torch_support.has_gb_id("GB0170") and not torch_support.has_gb_id("GB9999")
+    assert registry.has_gb_id("GB0170") and not registry.has_gb_id("GB9999")
 
 
 def test_a_placeholder_type_in_the_registry_is_replaced_by_the_real_one():
@@ -253,8 +253,8 @@ def test_variants_apply_where_their_condition_holds(tmp_path):
 def test_a_declared_skip_is_reported_as_skip_by_every_face(tmp_path, capsys, monkeypatch):
     from checker import cli
     from checker.commands import instructor, learner
-    from checker.report import render_text
-    from checker.strict import check_file
+    from checker.grading.report import render_text
+    from checker.grading.strict import check_file
 
     exercise, = load_exercises(_manifest(tmp_path, """
         [[exercise.variant]]
@@ -270,7 +270,7 @@ def test_a_declared_skip_is_reported_as_skip_by_every_face(tmp_path, capsys, mon
     monkeypatch.setattr(learner, "load_exercises", lambda *course: [exercise])
     assert cli.main(["verify"]) == 0  # a declared skip holds
     assert f"skip: {exercise.skip}" in capsys.readouterr().out
-    from checker.progress import Progress
+    from checker.course.progress import Progress
     monkeypatch.setattr(learner, "Progress", lambda: Progress(tmp_path / "progress.json"))  # not the learner's
     cli.main([])
     assert f"(skipped: {exercise.skip})" in capsys.readouterr().out
@@ -294,7 +294,7 @@ def test_objects_frozen_for_forking_are_freed_when_the_grader_exits():
     """What run_jobs hides from the collector comes back at exit: native extensions that count live objects at
     exit (triton's on CUDA builds) stay quiet, and finalizers run."""
     probe = textwrap.dedent("""
-        from checker import sandbox
+        from checker.grading import sandbox
         class Noisy:
             def __del__(self):
                 print("freed", flush=True)

@@ -33,12 +33,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from checker import engine, sandbox
-from checker.course import BOOK_URL
-from checker.manifest import Exercise, load_exercises
-from checker.report import ERROR, FAIL, PASS, Report, render_text
-from checker import draws
-from checker.strict import Trials, error_report, finish, trial_job, warm_up_with_references
+from checker.course import draws
+from checker.course.manifest import Exercise, load_exercises
+from checker.course.resolver import BOOK_URL
+from checker.dynamo import engine
+from checker.grading import sandbox
+from checker.grading.report import ERROR, FAIL, PASS, Report, render_text
+from checker.grading.strict import Trials, error_report, finish, trial_job, warm_up_with_references
 
 NOT_SUBMITTED = "not submitted"
 FIRST_STUDENT_UID = 20000  # student n's checks run as uid FIRST_STUDENT_UID + n (grader running as root)

@@ -17,11 +17,11 @@ import zipfile
 from dataclasses import replace
 from pathlib import Path
 
-from checker import sandbox
-from checker.classroom import FIRST_STUDENT_UID, Student, files_in_folder, gradescope_results, stage
-from checker.course import CLONE, CourseError, find_course
-from checker.manifest import load_exercises
-from checker.strict import check_file
+from checker.classroom.grade import FIRST_STUDENT_UID, Student, files_in_folder, gradescope_results, stage
+from checker.course.manifest import load_exercises
+from checker.course.resolver import CLONE, CourseError, find_course
+from checker.grading import sandbox
+from checker.grading.strict import check_file
 
 # What of the project goes into the zip: the checker, the exercises and the reference solutions.
 SOURCE_PARTS = ("pyproject.toml", "README.md", "checker", "exercises", "solutions")

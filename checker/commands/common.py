@@ -7,15 +7,15 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from checker.manifest import Exercise
+from checker.course.manifest import Exercise
 
 if TYPE_CHECKING:
-    from checker.sandbox import Limits  # the module imports torch: imported only when a check runs
+    from checker.grading.sandbox import Limits  # the module imports torch: imported only when a check runs
 
 
 def grade(exercise: Exercise, path: Path, limits: Limits, hint_level: int, seed=None):
-    from checker import sandbox
-    from checker.strict import check_file
+    from checker.grading import sandbox
+    from checker.grading.strict import check_file
 
     sandbox.prepare()
     return check_file(exercise, path, limits, hint_level=hint_level, seed=seed)
@@ -23,7 +23,7 @@ def grade(exercise: Exercise, path: Path, limits: Limits, hint_level: int, seed=
 
 def seed_from(text: str | None):
     """--seed as the checker's Seed; a malformed one is a usage error."""
-    from checker.draws import Seed
+    from checker.course.draws import Seed
 
     if text is None:
         return None
@@ -36,6 +36,6 @@ def seed_from(text: str | None):
 
 def sandbox_limits(args: argparse.Namespace | None = None) -> Limits:
     """The sandbox limits of --timeout and --memory; the defaults without arguments."""
-    from checker import sandbox
+    from checker.grading import sandbox
 
     return sandbox.Limits(timeout=args.timeout, memory_mb=args.memory) if args else sandbox.Limits()

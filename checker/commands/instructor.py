@@ -8,12 +8,12 @@ import time
 from pathlib import Path
 
 from checker.commands.common import grade, sandbox_limits
-from checker.manifest import find_exercise, load_exercises
-from checker.report import PASS, paint, use_colour
+from checker.course.manifest import find_exercise, load_exercises
+from checker.grading.report import PASS, paint, use_colour
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from checker import coverage
+    from checker.grading import coverage
 
     exercises = load_exercises()
     if args.ids:
@@ -51,7 +51,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_grade(args: argparse.Namespace) -> int:
-    from checker import classroom, sandbox
+    from checker.classroom import grade
+    from checker.grading import sandbox
 
     sandbox.prepare()
     if not args.submissions.is_dir():
@@ -74,11 +75,11 @@ def cmd_grade(args: argparse.Namespace) -> int:
             tenths_shown = done * 10 // max(total, 1)
             print(line, file=sys.stderr, flush=True)
 
-    result = classroom.grade_class(args.submissions, args.out, parallel=max(1, args.jobs), limits=limits,
-                                   progress=progress)
+    result = grade.grade_class(args.submissions, args.out, parallel=max(1, args.jobs), limits=limits,
+                               progress=progress)
     if interactive:
         print(file=sys.stderr)
-    print(classroom.summary_table(result))
+    print(grade.summary_table(result))
     kept = f", {result.skipped} kept from an earlier run" if result.skipped else ""
     print(f"\n{len(result.students)} students graded in {result.seconds:.1f} s{kept}. "
           f"Grades: {args.out / 'grades.csv'}")
@@ -86,7 +87,7 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
 
 def cmd_gradescope(target: Path) -> int:
-    from checker.gradescope import build_autograder_zip
+    from checker.classroom.gradescope import build_autograder_zip
 
     names = build_autograder_zip(target)
     print(f"Wrote {target} ({len(names)} files). Upload it as the autograder of a Gradescope programming "
@@ -95,8 +96,8 @@ def cmd_gradescope(target: Path) -> int:
 
 
 def cmd_gradescope_run(args: argparse.Namespace) -> int:
-    from checker import sandbox
-    from checker.gradescope import grade_one_submission
+    from checker.classroom.gradescope import grade_one_submission
+    from checker.grading import sandbox
 
     sandbox.prepare()
     data = grade_one_submission(args.submission, args.results, sandbox_limits(args))

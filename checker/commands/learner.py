@@ -12,14 +12,14 @@ import time
 from pathlib import Path
 
 from checker.commands.common import grade, sandbox_limits, seed_from
-from checker.course import Course, find_course
-from checker.manifest import Exercise, find_exercise, load_exercises
-from checker.progress import Progress, file_digest
-from checker.report import PASS, SKIP, paint, render_text, use_colour
+from checker.course.manifest import Exercise, find_exercise, load_exercises
+from checker.course.progress import Progress, file_digest
+from checker.course.resolver import Course, find_course
+from checker.grading.report import PASS, SKIP, paint, render_text, use_colour
 
 
 def cmd_init(folder: Path) -> int:
-    from checker.workspace import create_workspace
+    from checker.course.workspace import create_workspace
 
     exercises = create_workspace(folder)
     print(f"Made a workspace with {len(exercises)} exercises in {folder}.\n"
@@ -160,41 +160,41 @@ def _shown(path: Path) -> str:
 
 
 def cmd_reset(exercise_id: str) -> int:
-    from checker.workspace import reset_exercise
+    from checker.course.workspace import reset_exercise
 
     print(reset_exercise(find_exercise(exercise_id)))
     return 0
 
 
 def cmd_diagnose(args: argparse.Namespace) -> int:
-    from checker import diagnose, diagnose_render
+    from checker.diagnose import render, run
 
     if args.compare:
         return _diagnose_compare(args)
     if not args.target:
         print("gbcheck diagnose: give a target (a script or path.py:name), or --compare BEFORE AFTER", file=sys.stderr)
         return 2
-    result = diagnose.diagnose_target(args.target, args.script_args, init=args.init, args=args.args,
-                                      keep_backend=args.keep_backend, limits=sandbox_limits(args))
+    result = run.diagnose_target(args.target, args.script_args, init=args.init, args=args.args,
+                                 keep_backend=args.keep_backend, limits=sandbox_limits(args))
     if args.repro:
-        diagnose.write_repros(result, str(args.repro))
+        run.write_repros(result, str(args.repro))
     if args.html:
-        args.html.write_text(diagnose_render.render_html(result), encoding="utf-8")
-    print(json.dumps(result.to_dict(), indent=2) if args.json else diagnose_render.render_text(result, args.verbose))
+        args.html.write_text(render.render_html(result), encoding="utf-8")
+    print(json.dumps(result.to_dict(), indent=2) if args.json else render.render_text(result, args.verbose))
     if args.html and not args.json:
         print(f"\nReport written to {args.html}")
     return 1 if result.error and not result.groups else 0
 
 
 def _diagnose_compare(args: argparse.Namespace) -> int:
-    from checker import diagnose, diagnose_compare
+    from checker.diagnose import compare, run
 
     try:
-        runs = [diagnose.run_or_load(side, args.script_args, init=args.init, args=args.args,
-                                     keep_backend=args.keep_backend, limits=sandbox_limits(args)) for side in args.compare]
+        runs = [run.run_or_load(side, args.script_args, init=args.init, args=args.args,
+                                keep_backend=args.keep_backend, limits=sandbox_limits(args)) for side in args.compare]
     except ValueError as err:
         print(f"gbcheck diagnose: {err}", file=sys.stderr)
         return 2
-    comparison = diagnose_compare.compare(*runs)
-    print(json.dumps(comparison.to_dict(), indent=2) if args.json else diagnose_compare.render_comparison(comparison))
+    comparison = compare.compare(*runs)
+    print(json.dumps(comparison.to_dict(), indent=2) if args.json else compare.render_comparison(comparison))
     return 1 if any(comparison.errors) and not (comparison.removed or comparison.remaining or comparison.new) else 0

@@ -24,11 +24,11 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
-from checker.manifest import Exercise, build_value
+from checker.course.manifest import Exercise
+from checker.course.values import build_draw
 
 DRAWS_PER_CASE = 1  # fresh draws of each example case in the trial (the replay draws more, in the grader)
 REPEATS = 1  # draws each mode calls a second time, somewhere in its order
-RANDOM_MAKERS = ("randn", "rand", "randint", "bernoulli")
 
 
 @dataclass(frozen=True)
@@ -81,23 +81,6 @@ def draws(exercise: Exercise, seed: int, per_case: int = DRAWS_PER_CASE) -> list
             made.append(Draw(case, tuple(value(i) for i in range(len(example.args))),
                              {key: value(key) for key in example.kwargs}))
     return made
-
-
-def build_draw(spec: Any, seed: int) -> Any:
-    """A value from a generator: a random spec with a fresh seed, anything else as the example has it."""
-    if not isinstance(spec, dict) or not any(maker in spec for maker in RANDOM_MAKERS):
-        return build_value(spec)
-    import torch
-
-    generator = torch.Generator().manual_seed(seed)
-    dtype = getattr(torch, spec.get("dtype", "float32"))
-    if "randint" in spec:
-        allowed = [v for v in range(int(spec.get("low", 0)), int(spec["high"])) if v not in spec.get("exclude", ())]
-        picks = torch.randint(len(allowed), tuple(spec["randint"]), generator=generator)
-        return torch.tensor(allowed, dtype=dtype)[picks]
-    if "bernoulli" in spec:
-        return torch.rand(*spec["bernoulli"], generator=generator) < float(spec.get("p", 0.5))
-    return build_value({**spec, "seed": seed})
 
 
 def call_order(count: int, seed: int, mode: str) -> list[int]:

@@ -13,12 +13,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from checker.course import Course, find_course
+from checker.course.resolver import Course, find_course
+from checker.course.values import DTYPES, TENSOR_MAKERS, build_value
 
 CATEGORIES = ("incorrect-code", "data-dependent", "printing-logging", "dynamic-shapes", "untraceable-calls",
               "python-side-effects", "recompilations", "capstone")
-TENSOR_MAKERS = ("randn", "rand", "ones", "zeros", "arange", "tensor", "randint", "bernoulli")
-DTYPES = ("float32", "float64", "int64", "int32", "bool")
 
 
 class ManifestError(ValueError):
@@ -32,7 +31,7 @@ class InputCase:
     args: tuple[Any, ...]
     kwargs: dict[str, Any]
     note: str = ""  # which branch of the original this input exercises
-    # Generators of fresh draws, per argument (checker/draws.py); an argument without one is drawn from
+    # Generators of fresh draws, per argument (checker/course/draws.py); an argument without one is drawn from
     # its example spec with a new seed (random specs) or kept as it is (literals).
     draw_args: tuple[Any, ...] = ()
     draw_kwargs: dict[str, Any] = field(default_factory=dict)
@@ -107,10 +106,10 @@ class Variant:
 
     def holds(self) -> bool:
         """Whether this variant applies to the installed torch (imports torch for a dotted feature)."""
-        from checker import torch_support
+        from checker.dynamo import registry, torch_support
 
         if self.missing.startswith("GB"):
-            return not torch_support.has_gb_id(self.missing)
+            return not registry.has_gb_id(self.missing)
         if self.missing:
             return not torch_support.has_feature(self.missing)
         return torch_support.torch_before(self.torch_before)
@@ -250,35 +249,6 @@ def _validate_tensor_spec(name: str, spec: dict[str, Any]) -> None:
         raise ManifestError(f"exercise {name}: unknown tensor-spec keys {sorted(extra)}")
     if spec.get("dtype", "float32") not in DTYPES:
         raise ManifestError(f"exercise {name}: dtype must be one of {DTYPES}")
-
-
-def build_value(value: Any, default_seed: int = 0) -> Any:
-    """Turn one manifest argument into the Python value passed to the entry (tensors built here)."""
-    if not isinstance(value, dict):
-        return value
-    import torch
-
-    dtype = getattr(torch, value.get("dtype", "float32"))
-    generator = torch.Generator().manual_seed(int(value.get("seed", default_seed)))
-    if "tensor" in value:
-        tensor = torch.tensor(value["tensor"], dtype=dtype)
-    elif "arange" in value:
-        tensor = torch.arange(value["arange"], dtype=dtype)
-    elif "randn" in value:
-        tensor = torch.randn(*value["randn"], generator=generator, dtype=dtype)
-    elif "rand" in value:
-        tensor = torch.rand(*value["rand"], generator=generator, dtype=dtype)
-    elif "randint" in value or "bernoulli" in value:
-        from checker.draws import build_draw  # generators of fresh draws; seeded like the other makers
-        return build_draw(value, int(value.get("seed", default_seed)))
-    else:  # ones / zeros
-        maker = "ones" if "ones" in value else "zeros"
-        tensor = getattr(torch, maker)(*value[maker], dtype=dtype)
-    if "scale" in value:
-        tensor = tensor * value["scale"]
-    if "shift" in value:  # a number, or a nested list of the tensor's shape (a fixed pattern)
-        tensor = tensor + torch.as_tensor(value["shift"], dtype=dtype)
-    return tensor
 
 
 def build_call(case: InputCase, index: int) -> tuple[tuple[Any, ...], dict[str, Any]]:

@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from checker.course import find_course
+from checker.course.resolver import find_course
 
 
 def file_digest(path: Path) -> str | None:

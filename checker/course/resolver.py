@@ -26,7 +26,6 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from checker import report
 
 WORKSPACE_MARKER = Path(".gbcheck") / "workspace.toml"
 BOOK_URL = "https://graph-break-course.github.io/graph-break-course/"  # the published book (see _config.yml)
@@ -61,7 +60,7 @@ class Course:
         return "" if self.kind == CLONE else BOOK_URL
 
     def chapter_link(self, chapter: str) -> str:
-        return report.chapter_link(chapter, self.book_url)
+        return chapter_link(chapter, self.book_url)
 
     def shown(self, path: str | os.PathLike) -> str:
         """`path` relative to the root when it lies inside it, else as an absolute path."""
@@ -77,6 +76,11 @@ class Course:
             raise CourseError(
                 f"`{command}` works on your copies of the exercises, and there is no course workspace here. "
                 "Create one with `gbcheck init` (it makes ./graph-breaks), then `cd graph-breaks` and run it again.")
+
+
+def chapter_link(chapter: str, book_url: str = "") -> str:
+    """Where to read a chapter: its page of the published book at `book_url`, else the clone's notebook."""
+    return f"{book_url.rstrip('/')}/{chapter}.html" if book_url else f"book/{chapter}.ipynb"
 
 
 def find_course(start: str | os.PathLike | None = None) -> Course:

@@ -18,9 +18,9 @@ import subprocess
 from datetime import datetime, timezone
 from pathlib import Path
 
-from checker.course import (BOOK_URL, CLONE, WORKSPACE_MARKER, Course, CourseError, course_version, find_course,
-                            packaged_course)
-from checker.manifest import Exercise, load_exercises
+from checker.course.manifest import Exercise, load_exercises
+from checker.course.resolver import (BOOK_URL, CLONE, WORKSPACE_MARKER, Course, CourseError, course_version,
+                                     find_course, packaged_course)
 
 DEFAULT_FOLDER = "graph-breaks"
 

@@ -16,7 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from checker import engine, registry
+from checker.dynamo import engine, registry
 
 LIBRARY_ADVICE_PATH = Path(__file__).with_name("libraries.toml")
 _INSTALLED = ("site-packages", "dist-packages")

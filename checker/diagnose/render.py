@@ -5,8 +5,8 @@ from __future__ import annotations
 import html
 import os
 
-from checker.diagnose import DiagnoseResult
-from checker.diagnose_groups import BreakGroup, LibraryGroup
+from checker.diagnose.groups import BreakGroup, LibraryGroup
+from checker.diagnose.run import DiagnoseResult
 
 OWNER_WORDS = {"you": "yours to fix", "library": "the library's to fix", "torch": "a torch limitation"}
 

@@ -25,11 +25,12 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
-from checker import engine, sandbox
-from checker.diagnose_compare import load_run
-from checker.diagnose_groups import BreakGroup, LibraryGroup, group_breaks, library_groups
-from checker.diagnose_repro import CallLog, describe_call, write_repro
-from checker.trial import import_file
+from checker.diagnose.compare import load_run
+from checker.diagnose.groups import BreakGroup, LibraryGroup, group_breaks, library_groups
+from checker.diagnose.repro import CallLog, describe_call, write_repro
+from checker.dynamo import engine
+from checker.grading import sandbox
+from checker.grading.trial import import_file
 
 __all__ = ["BreakGroup", "DiagnoseResult", "LibraryGroup", "diagnose_target", "group_breaks", "write_repros"]
 

@@ -25,7 +25,7 @@ import torch._dynamo
 from torch._dynamo import eval_frame as _eval_frame
 from torch._dynamo import exc as _dynamo_exc
 
-from checker import registry, torch_support
+from checker.dynamo import registry, torch_support
 
 MODES = ("eager", "default", "fullgraph")
 

@@ -1,7 +1,7 @@
 """What a graph break means: torch's own registry plus the course's plain-language notes.
 
 torch ships `torch/_dynamo/graph_break_registry.json` (GB id → graph-break type, explanation, hints).
-The course adds `checker/graph_breaks.toml`: for the breaks it teaches, what the break means in one
+The course adds `graph_breaks.toml` (beside this file): for the breaks it teaches, what the break means in one
 sentence, what usually fixes it, and the book chapter to read, or, where the course has no chapter
 for it yet, the section of PyTorch's torch.compile programming-model docs that covers it.
 """
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from checker import torch_support
+from checker.dynamo import torch_support
 
 COURSE_NOTES_PATH = Path(__file__).with_name("graph_breaks.toml")
 # Public pages per GB id, the same link torch prints under a graph-break message.
@@ -67,6 +67,11 @@ def gb_type_for(gb_id: str) -> str | None:
     """The graph-break type torch registers under this id."""
     entries = _torch_registry().get(gb_id)
     return entries[0]["Gb_type"] if entries else None
+
+
+def has_gb_id(gb_id: str) -> bool:
+    """Whether the installed torch's graph-break registry knows this id ("GB7000" arrived in torch 2.11)."""
+    return gb_type_for(gb_id) is not None
 
 
 def gb_page(gb_id: str | None) -> str | None:

@@ -86,13 +86,6 @@ def has_feature(dotted: str) -> bool:
     return True
 
 
-def has_gb_id(gb_id: str) -> bool:
-    """Whether the installed torch's graph-break registry knows this id ("GB7000" arrived in torch 2.11)."""
-    from checker import registry
-
-    return registry.gb_type_for(gb_id) is not None
-
-
 # torch 2.8's registry files some ids under "_gb_type", the name of the variable that holds the type in
 # Dynamo's source, instead of the type itself. These are the types later registries give those ids.
 _PLACEHOLDER_TYPE = "_gb_type"

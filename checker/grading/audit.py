@@ -19,9 +19,11 @@ from typing import Any
 
 import torch
 
-from checker import draws, engine, replay, sandbox
-from checker.manifest import Exercise
-from checker.trial import TRIAL_MODES, ProcessState, _plain, fresh_copy, import_file, output_difference
+from checker.course import draws
+from checker.course.manifest import Exercise
+from checker.dynamo import engine
+from checker.grading import replay, sandbox
+from checker.grading.trial import TRIAL_MODES, ProcessState, _plain, fresh_copy, import_file, output_difference
 
 REPLAY_DRAWS_PER_CASE = 2
 

@@ -14,8 +14,9 @@ import os
 import sys
 from typing import Any
 
-from checker import draws, sandbox
-from checker.manifest import Exercise, build_call
+from checker.course import draws
+from checker.course.manifest import Exercise, build_call
+from checker.grading import sandbox
 
 SEEDS = tuple(range(1, 21))  # checks draw their seeds at random; these twenty stand for them, reproducibly
 
@@ -32,7 +33,7 @@ def draw_problems(exercise: Exercise, limits: sandbox.Limits = sandbox.Limits())
 def _problems(exercise: Exercise, path: str) -> list[str]:
     import torch
 
-    from checker.trial import import_file
+    from checker.grading.trial import import_file
 
     entry = getattr(import_file(path, prefix="coverage_"), exercise.entry)
     shown = os.path.relpath(path, exercise.solution_path.parent.parent)

@@ -12,6 +12,8 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
+from checker.course.resolver import chapter_link
+
 PASS, FAIL, ERROR, SKIP = "pass", "fail", "error", "skip"
 
 
@@ -112,11 +114,6 @@ def render_text(report: Report, colour: bool = False, book_url: str = "") -> str
             lines.append(paint("Read: ", "title", colour) + chapter_link(report.chapter, book_url))
         lines.append(paint(f"More hints: gbcheck hint {report.id}", "dim", colour))
     return "\n".join(lines)
-
-
-def chapter_link(chapter: str, book_url: str = "") -> str:
-    """Where to read a chapter: its page of the published book at `book_url`, else the clone's notebook."""
-    return f"{book_url.rstrip('/')}/{chapter}.html" if book_url else f"book/{chapter}.ipynb"
 
 
 def _wrap(text: str, width: int = 100) -> str:

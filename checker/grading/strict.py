@@ -37,11 +37,13 @@ from typing import Any
 
 import torch
 
-from checker import draws, engine, registry, sandbox
-from checker.audit import audit_here, run_audit
-from checker.manifest import Exercise
-from checker.report import ERROR, FAIL, PASS, SKIP, CheckResult, Report
-from checker.trial import TRIAL_MODES, ProcessState, output_difference, run_trial, run_trials
+from checker.course import draws
+from checker.course.manifest import Exercise
+from checker.dynamo import engine, registry
+from checker.grading import sandbox
+from checker.grading.audit import audit_here, run_audit
+from checker.grading.report import ERROR, FAIL, PASS, SKIP, CheckResult, Report
+from checker.grading.trial import TRIAL_MODES, ProcessState, output_difference, run_trial, run_trials
 
 
 @dataclass(frozen=True)

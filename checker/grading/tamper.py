@@ -28,7 +28,7 @@ import torch
 import torch._dynamo
 from torch._dynamo import eval_frame, symbolic_convert
 
-from checker import engine
+from checker.dynamo import engine
 
 # Modules whose functions a cheat could replace to hide a break, fake a result or skip compilation.
 WATCHED_MODULES = (
@@ -36,8 +36,8 @@ WATCHED_MODULES = (
     "torch._dynamo.symbolic_convert", "torch._dynamo.output_graph", "torch._dynamo.utils",
     "torch._dynamo.exc", "torch._dynamo.trace_rules", "torch._dynamo.decorators", "torch.fx",
     "torch.testing", "builtins", "warnings", "logging", "io", "os",
-    "checker.engine", "checker.manifest", "checker.sandbox", "checker.trial", "checker.tamper", "checker.draws",
-    "checker.replay",
+    "checker.dynamo.engine", "checker.course.manifest", "checker.course.values", "checker.course.draws",
+    "checker.grading.sandbox", "checker.grading.trial", "checker.grading.tamper", "checker.grading.replay",
 )
 WATCHED_CLASSES = (torch.Tensor, torch._C.TensorBase, torch.nn.Module, torch.fx.GraphModule,
                    symbolic_convert.InstructionTranslatorBase, logging.Logger)

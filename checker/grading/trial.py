@@ -35,8 +35,10 @@ import torch._functorch.config
 import torch.fx.experimental._config
 from torch._dynamo import eval_frame
 
-from checker import draws, engine, replay, tamper
-from checker.manifest import Exercise, build_call
+from checker.course import draws
+from checker.course.manifest import Exercise, build_call
+from checker.dynamo import engine
+from checker.grading import replay, tamper
 
 
 TRIAL_MODES = ("eager", "fullgraph", "default")  # eager first: its output is the one a learner is shown

@@ -1,13 +1,13 @@
 """Hostile (capture-item): the unfixed exercise, plus a recorder blinded by replacing a module-level object.
 
-`checker.engine._active` is a list, not a function: an identity check of functions does not see it
+`checker.dynamo.engine._active` is a list, not a function: an identity check of functions does not see it
 replaced by a list that is always false, so the graph-break hook records nothing.
 """
 import sys
 
 import torch
 
-engine = sys.modules.get("checker.engine")
+engine = sys.modules.get("checker.dynamo.engine")
 if engine is not None:
     class _Blind(list):
         def __bool__(self):

@@ -11,7 +11,7 @@ import os
 
 import torch
 
-from checker.manifest import build_call, find_exercise
+from checker.course.manifest import build_call, find_exercise
 
 
 def write_only_pipes():

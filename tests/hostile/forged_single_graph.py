@@ -10,9 +10,9 @@ import sys
 
 import torch
 
-from checker import replay
-from checker.draws import REPEATS
-from checker.manifest import build_call, find_exercise
+from checker.course.draws import REPEATS
+from checker.course.manifest import build_call, find_exercise
+from checker.grading import replay
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from forge import forge  # noqa: E402

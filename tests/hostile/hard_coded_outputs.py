@@ -5,7 +5,7 @@ examples and wrong on anything else.
 """
 import torch
 
-from checker.manifest import build_call, find_exercise
+from checker.course.manifest import build_call, find_exercise
 
 _examples = [build_call(case, index) for index, case in enumerate(find_exercise("cond-on-input").inputs)]
 (X1, W1), (X2, W2) = (args for args, _ in _examples)

@@ -6,7 +6,7 @@ import sys
 
 import torch
 
-engine = sys.modules.get("checker.engine")
+engine = sys.modules.get("checker.dynamo.engine")
 if engine is not None:
     def _ignore(self, event):
         return None
