@@ -81,8 +81,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     verify = verbs.add_parser("verify", help="check the course itself: exercises fail as declared, solutions pass",
                               description="For course authors: grade every unmodified exercise (it must show its "
-                              "declared graph break) and every solution (it must pass). Exit 1 if any does not.")
+                              "declared graph break) and every solution (it must pass), prove that fresh draws "
+                              "reach every branch, and grade every mutant of each solution (one statement "
+                              "deleted, or one `with` replaced by its body): a mutant that passes must be "
+                              "declared `equivalent` in the manifest, with a reason. Exit 1 if any does not hold.")
     verify.add_argument("ids", nargs="*", help="only these exercises (default: all)")
+    verify.add_argument("--no-mutants", action="store_true", help="skip the mutants (a quicker, weaker check)")
+    verify.add_argument("-j", "--jobs", type=int, default=2, help="mutants graded at once (default 2)")
     _add_limits(verify)
 
     grade = verbs.add_parser(

@@ -5,7 +5,8 @@ with `time.perf_counter`. Dynamo does not trace that C function (torch 2.13 repo
 function marked as skipped"; torch 2.15, GB9193, a break it makes on purpose at a clock read), and the break is
 inside a `with` block, so Dynamo skips `forward`'s whole frame: it runs eagerly, and only `attention`, which it
 calls, is compiled, as a graph of its own. The timers measure the wrong thing too.
-Make `layer` compile as one graph with `fullgraph=True`, with the same outputs, and keep a way to time it.
+Make `layer` compile as one graph with `fullgraph=True`, with the same outputs, and keep a way to time it:
+`time_layer(layer, x)` returns its seconds per call.
 Check your fix with:  gbcheck check time-from-outside
 """
 
@@ -50,6 +51,14 @@ class DecoderLayer(nn.Module):
         with timed("mlp"):
             x = x + self.mlp(self.norm2(x))
         return x
+
+
+def time_layer(layer: nn.Module, x: torch.Tensor, calls: int = 10) -> float:
+    """Seconds per call of `layer(x)`: for now, what the timers inside `forward` add up over the calls."""
+    before = sum(TIMINGS.values())
+    for _ in range(calls):
+        layer(x)
+    return (sum(TIMINGS.values()) - before) / calls
 
 
 torch.manual_seed(0)

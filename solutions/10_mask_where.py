@@ -4,7 +4,7 @@
 It keeps the labelled entries with boolean-mask indexing, `pred[labelled]`, whose output has as many elements
 as the mask has True values: a shape that depends on the data. In default mode that is a graph break
 (GB0036, "Dynamic shape operator"). Make the loss compile as one graph, without changing any config, with the
-same results as now.
+same results as now, and keep its gradients right (it is a training loss).
 Check your fix with:  gbcheck check mask-where
 """
 

@@ -6,7 +6,7 @@ training dashboard (their RMS, their peak and the fraction of dead units), turns
 "Unsupported Tensor.item() call with capture_scalar_outputs=False") and so is the logger call (GB0291): four
 breaks in one forward pass, on every training step. Take the monitoring out of the hot path: make `model`
 compile as one graph with `fullgraph=True`, with the same outputs and no config change, and keep a way for the
-training loop to log the same three numbers after the step.
+training loop to log the same three numbers after the step: `model.log_stats()` returns them.
 Check your fix with:  gbcheck check stats-off-hot-path
 """
 

@@ -4,8 +4,9 @@ import pytest
 
 from checker.course.manifest import load_exercises
 from checker.dynamo import torch_support
+from checker.grading.plain import output_difference
 from checker.grading.report import ERROR, FAIL, PASS
-from checker.grading.strict import check_file, output_difference
+from checker.grading.strict import check_file
 
 EXERCISES = load_exercises()
 
@@ -100,13 +101,13 @@ def test_hints_escalate_to_the_chapter(exercise):
 def test_output_difference_handles_nested_outputs():
     import torch
 
-    from checker.grading.trial import _plain
+    from checker.grading.plain import plain
 
     value = (torch.ones(2), {"loss": torch.zeros(())}, 3)
-    assert output_difference(_plain(value), _plain(value), 1e-6, 1e-6) is None
+    assert output_difference(plain(value), plain(value), 1e-6, 1e-6) is None
     changed = (torch.ones(2), {"loss": torch.ones(())}, 3)
-    assert "not close" in output_difference(_plain(changed), _plain(value), 1e-6, 1e-6)
-    assert output_difference(_plain((1, 2)), _plain([1, 2]), 0, 0) is not None  # tuple is not list
+    assert "not close" in output_difference(plain(changed), plain(value), 1e-6, 1e-6)
+    assert output_difference(plain((1, 2)), plain([1, 2]), 0, 0) is not None  # tuple is not list
 
 
 @pytest.mark.parametrize("exercise", EXERCISES, ids=lambda ex: ex.id)

@@ -157,13 +157,16 @@ def _run(students: list[Student], exercises: list[Exercise], out: Path,
     # Byte-identical files (an unmodified exercise, a copied fix) are checked once, on one set of fresh
     # draws: the same file gets the same verdict, lines and messages for every copy.
     groups: dict[tuple[str, str], list[Student]] = {}
+    sources: dict[tuple[str, str], str] = {}  # the text of each distinct file, read before any child runs
     for student in students:
         for exercise_id, path in student.files.items():
             content = path.read_bytes()
             if len(content) > MAX_FILE_BYTES:
                 student.reports[exercise_id] = error_report(by_id[exercise_id], str(path), "The file is larger than 1 MB.")
                 continue
-            groups.setdefault((exercise_id, hashlib.sha256(content).hexdigest()), []).append(student)
+            key = (exercise_id, hashlib.sha256(content).hexdigest())
+            groups.setdefault(key, []).append(student)
+            sources[key] = content.decode("utf-8", errors="replace")
     distinct = Counter(exercise_id for exercise_id, _ in groups)
     warm_up_with_references([ex for ex in exercises if distinct[ex.id] >= WARM_UP_FROM])
     keys = list(groups)
@@ -182,7 +185,8 @@ def _run(students: list[Student], exercises: list[Exercise], out: Path,
         exercise, members = by_id[key[0]], groups[key]
         # The audit (reference and replay) runs once this file's trials have ended, with a replay seed
         # drawn only now.
-        report = finish(exercise, str(members[0].files[exercise.id]), Trials(outcome), seeds[index], limits)
+        report = finish(exercise, str(members[0].files[exercise.id]), Trials(outcome), seeds[index], limits,
+                        source=sources[key])
         for student in members:
             student.reports[exercise.id] = replace(report, file=f"{student.name}/{exercise.file}")
             counts[report.status] += 1

@@ -21,6 +21,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     colour = use_colour()
     broken = 0
     started = time.monotonic()
+    survivors = {} if args.no_mutants else _surviving_mutants([ex for ex in exercises if not ex.skip], args)
     for ex in exercises:
         if ex.skip:  # declared in the manifest: holds
             print(f" {paint('-', 'skip', colour)} {ex.id:28} skip: {ex.skip}")
@@ -38,6 +39,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
             problems.append("exercise already passes")
         if fixed.status != PASS:
             problems.append(f"solution does not pass: {fixed.message}")
+        problems += survivors.get(ex.id, [])
         broken += bool(problems)
         mark = paint("✗", "fail", colour) if problems else paint("✓", "pass", colour)
         shows = ", ".join(shown) or ("recompiles" if ex.max_compilations else "")
@@ -45,9 +47,32 @@ def cmd_verify(args: argparse.Namespace) -> int:
         for problem in problems:
             print(f"     {problem}")
     seconds = time.monotonic() - started
+    mutants = "" if args.no_mutants else ", mutants of every solution included"
     print(f"\n{len(exercises) - broken}/{len(exercises)} exercises hold the invariant, fresh draws of "
-          f"{len(coverage.SEEDS)} seeds included ({seconds:.1f} s)")
+          f"{len(coverage.SEEDS)} seeds{mutants} ({seconds:.1f} s)")
     return 1 if broken else 0
+
+
+def _surviving_mutants(exercises: list, args: argparse.Namespace) -> dict[str, list[str]]:
+    """Per exercise: every mutant of its solution that passes without an `equivalent` declaration. A
+    declaration no passing mutant needs is printed as a note: the statement is graded after all."""
+    from checker.grading import mutation, sandbox
+
+    sandbox.prepare()
+    work = [(ex, mutation.mutants(ex.solution_path.read_text(encoding="utf-8"))) for ex in exercises]
+    total = sum(len(found) for _, found in work)
+    print(f"grading {total} mutants of {len(work)} solutions ({max(1, args.jobs)} at a time)...", file=sys.stderr)
+    reports = mutation.grade_mutants(work, sandbox_limits(args), max(1, args.jobs))
+    problems: dict[str, list[str]] = {}
+    for ex, found in work:
+        declared = dict(ex.equivalent)
+        passing = {m.key for m in found if reports[(ex.id, m)].status == PASS}
+        for mutant in sorted((m for m in found if m.key in passing - set(declared)), key=lambda m: m.line):
+            problems.setdefault(ex.id, []).append(
+                f"mutant passes (line {mutant.line}, {mutant.key}): a check is missing, or declare it equivalent")
+        for key in sorted(set(declared) - passing):
+            print(f"note: {ex.id}: declared equivalent, but no passing mutant is ({key})", file=sys.stderr)
+    return problems
 
 
 def cmd_grade(args: argparse.Namespace) -> int:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from checker.course.contracts import Contract, ContractError, contract_from_table
 from checker.course.resolver import Course, find_course
 from checker.course.values import DTYPES, TENSOR_MAKERS, build_value
 
@@ -55,7 +56,6 @@ class Exercise:
     inputs: tuple[InputCase, ...]  # together they run every branch of the original code
     fails_eagerly: bool = False  # the unfixed file is wrong even without torch.compile
     allowed_config: tuple[str, ...] = ()  # torch._dynamo.config keys the fix may change
-    same_stdout: bool = False  # the compiled run must print what the eager reference prints
     rtol: float = 1.3e-6
     atol: float = 1e-5
     task: str = ""  # what the learner is asked to do, in a sentence or two
@@ -75,6 +75,11 @@ class Exercise:
     # check); 0 when the exercise does not count them. 2 allows what automatic dynamic shapes does: the
     # first call's sizes, then one graph with the sizes that changed made dynamic.
     max_compilations: int = 0
+    # What the task asks the code to keep doing, each graded as a named check (see contracts.py).
+    contracts: tuple[Contract, ...] = ()
+    # Changes to the solution that still pass, each (mutant, why): "delete: <its line>" or "unwrap: <its
+    # line>" (see checker/grading/mutation.py) and the one-line reason no check needs that statement.
+    equivalent: tuple[tuple[str, str], ...] = ()
     # Where its files are, set by load_exercises from the course it was loaded for.
     exercise_path: Path = Path()  # the learner's copy (what `gbcheck check ID` grades)
     original_path: Path = Path()  # the file as shipped (what `reset` restores and `verify` checks)
@@ -172,8 +177,11 @@ def _located(exercise: Exercise, course: Course) -> Exercise:
 
 
 _REQUIRED = ("id", "title", "file", "entry", "chapter", "category", "points", "hints", "inputs")
-_OPTIONAL = ("expected_break", "fails_eagerly", "allowed_config", "same_stdout", "rtol", "atol", "task", "forbidden_ops",
-             "opaque_calls", "max_compilations", "variant")
+_OPTIONAL = ("expected_break", "fails_eagerly", "allowed_config", "rtol", "atol", "task", "forbidden_ops",
+             "opaque_calls", "max_compilations", "variant", "contract", "equivalent")
+# The checks every exercise has: a contract cannot take one of their names.
+BUILT_IN_CHECKS = ("eager-runs", "eager-matches", "fullgraph-compiles", "no-graph-breaks", "compiled-matches",
+                   "nothing-switched-off", "no-recompilation", "replay-matches")
 _VARIANT_CHANGES = ("expected_break", "allowed_config", "solution", "hints", "skip")
 
 
@@ -196,12 +204,32 @@ def _exercise_from_table(table: dict[str, Any]) -> Exercise:
     inputs = tuple(_input_from_table(name, case) for case in table["inputs"])
     if not inputs:
         raise ManifestError(f"exercise {name}: needs at least one input")
-    fields = {key: table[key] for key in _REQUIRED + _OPTIONAL if key in table and key != "variant"}
+    contracts = _contracts_from_tables(name, table.get("contract", ()))
+    equivalent = tuple((str(e.get("mutant", "")), str(e.get("why", ""))) for e in table.get("equivalent", ()))
+    if any(not mutant.startswith(("delete: ", "unwrap: ")) or not why for mutant, why in equivalent):
+        raise ManifestError(f"exercise {name}: each `equivalent` needs a mutant (\"delete: <line>\" or "
+                            "\"unwrap: <line>\") and why it changes nothing a check can see")
+    fields = {key: table[key] for key in _REQUIRED + _OPTIONAL
+              if key in table and key not in ("variant", "contract", "equivalent")}
     fields.update(hints=tuple(table["hints"]), inputs=inputs, expected_break=table.get("expected_break", ""),
                   allowed_config=tuple(table.get("allowed_config", ())),
                   forbidden_ops=tuple(table.get("forbidden_ops", ())),
-                  variants=tuple(_variant_from_table(name, variant) for variant in table.get("variant", ())))
+                  variants=tuple(_variant_from_table(name, variant) for variant in table.get("variant", ())),
+                  contracts=contracts, equivalent=equivalent)
     return Exercise(**fields)
+
+
+def _contracts_from_tables(name: str, tables: Any) -> tuple[Contract, ...]:
+    try:
+        contracts = tuple(contract_from_table(table, lambda case: _input_from_table(name, case)) for table in tables)
+    except ContractError as err:
+        raise ManifestError(f"exercise {name}: {err}") from err
+    names = [c.name for c in contracts]
+    clash = sorted({n for n in names if names.count(n) > 1 or n in BUILT_IN_CHECKS})
+    if clash:
+        raise ManifestError(f"exercise {name}: contract names must differ from each other and from the built-in "
+                            f"checks: {clash}")
+    return contracts
 
 
 def _variant_from_table(name: str, table: dict[str, Any]) -> Variant:

@@ -22,8 +22,9 @@ import torch
 from checker.course import draws
 from checker.course.manifest import Exercise
 from checker.dynamo import engine
-from checker.grading import replay, sandbox
-from checker.grading.trial import TRIAL_MODES, ProcessState, _plain, fresh_copy, import_file, output_difference
+from checker.grading import observe, replay, sandbox
+from checker.grading.plain import fresh_copy, output_difference, plain
+from checker.grading.trial import TRIAL_MODES, ProcessState, import_file
 
 REPLAY_DRAWS_PER_CASE = 2
 
@@ -31,16 +32,18 @@ REPLAY_DRAWS_PER_CASE = 2
 def run_audit(exercise: Exercise, seed: draws.Seed, default_trial: Any) -> Iterator[dict[str, Any]]:
     """Yields the reference on the trial draws, then the replay's verdict.
 
-    First {"stage", "outputs" (one per trial draw), "cases", "stdout" (the reference's print-out in
-    default mode's call order), "orders"}; then {"status": pass|fail|skip, "message"}. The reference
-    comes first, so that a recorded graph that crashes its replay leaves it standing.
+    First {"stage", "outputs" (one per trial draw), "cases", "observed" (what the reference does for each
+    mode's behaviour contracts), "orders"}; then {"status": pass|fail|skip, "message", "called" (the
+    operations of the graphs it replayed)}. The reference comes first, so that a recorded graph that crashes
+    its replay leaves it standing.
     """
     trial_draws = draws.draws(exercise, seed.trial)
     orders = {mode: draws.call_order(len(trial_draws), seed.trial, mode) for mode in TRIAL_MODES}
     replay_draws = draws.draws(exercise, seed.replay, REPLAY_DRAWS_PER_CASE)
     try:
-        outputs, stdout = _reference(exercise, [trial_draws[i] for i in orders["default"]])
-        expected, _ = _reference(exercise, replay_draws)
+        outputs = _reference(exercise, [trial_draws[i] for i in orders["default"]])
+        expected = _reference(exercise, replay_draws)
+        observed = _reference_observations(exercise, trial_draws, orders)
     except Exception as err:  # noqa: BLE001 - a reference that does not run is a broken course, said by the caller
         yield {"stage": "broken", "problem": f"{type(err).__name__}: {err}"}
         return
@@ -48,7 +51,7 @@ def run_audit(exercise: Exercise, seed: draws.Seed, default_trial: Any) -> Itera
     for draw, output in zip(orders["default"], outputs):
         by_draw.setdefault(draw, output)
     yield {"stage": "done", "outputs": [by_draw[i] for i in range(len(trial_draws))],
-           "cases": [d.case for d in trial_draws], "stdout": stdout, "orders": orders}
+           "cases": [d.case for d in trial_draws], "observed": observed, "orders": orders}
     try:
         yield judge(exercise, default_trial, orders["default"], trial_draws, replay_draws, expected)
     except replay.NotReplayable as err:
@@ -82,8 +85,8 @@ def audit_here(exercise: Exercise, seed: draws.Seed, default_trial: Any) -> sand
 _solutions: dict[str, Any] = {}  # exercise id -> the solution's entry, imported once per process
 
 
-def _reference(exercise: Exercise, calls: list[draws.Draw]) -> tuple[list[Any], str]:
-    """The solution's outputs, run eagerly on `calls`, and what it printed."""
+def _reference(exercise: Exercise, calls: list[draws.Draw]) -> list[Any]:
+    """The solution's outputs, run eagerly on `calls`."""
     if exercise.id not in _solutions:
         state = ProcessState.save()  # what the solution sets at import stays out of everything else
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
@@ -91,13 +94,38 @@ def _reference(exercise: Exercise, calls: list[draws.Draw]) -> tuple[list[Any], 
         sys.modules.pop(module.__name__, None)  # not where a checked process forked later would look
         state.restore()
         _solutions[exercise.id] = getattr(module, exercise.entry)
-    entry, printed, outputs = _solutions[exercise.id], io.StringIO(), []
-    with contextlib.redirect_stdout(printed), engine._set_stance("force_eager"):
+    entry, outputs = _solutions[exercise.id], []
+    with contextlib.redirect_stdout(io.StringIO()), engine._set_stance("force_eager"):
         for draw in calls:
             args = tuple(fresh_copy(a) for a in draw.args)
             kwargs = {k: fresh_copy(v) for k, v in draw.kwargs.items()}
-            outputs.append(_plain(entry(*args, **kwargs)))
-    return outputs, printed.getvalue()
+            outputs.append(plain(entry(*args, **kwargs)))
+    return outputs
+
+
+def _reference_observations(exercise: Exercise, trial_draws: list[draws.Draw],
+                            orders: dict[str, list[int]]) -> dict[str, dict[str, Any]]:
+    """What the solution does for the contracts of each mode: imported afresh (its effects and state start
+    from nothing, as the checked file's do in each mode) and run eagerly on that mode's calls, in its order."""
+    observed, path, loggers = {}, str(exercise.solution_path), observe.loggers_of(exercise)
+    for mode in TRIAL_MODES:
+        contracts = observe.contracts_in(exercise, mode)
+        if not contracts:
+            continue
+        state = ProcessState.save()
+        try:
+            calls = [(trial_draws[i].args, trial_draws[i].kwargs) for i in orders[mode]]
+            with observe.capture(path, loggers) as imported:
+                module = import_file(path, prefix="reference_contracts_")
+            sys.modules.pop(module.__name__, None)
+            entry = getattr(module, exercise.entry)
+            with observe.capture(path, loggers) as called, engine._set_stance("force_eager"):
+                for args, kwargs in calls:
+                    entry(*(fresh_copy(a) for a in args), **{k: fresh_copy(v) for k, v in kwargs.items()})
+            observed[mode] = observe.observe(contracts, "eager", module, entry, calls, imported, called, path, loggers)
+        finally:
+            state.restore()
+    return observed
 
 
 def judge(exercise: Exercise, trial: Any, order: list[int], trial_draws: list[draws.Draw],
@@ -161,14 +189,17 @@ def judge(exercise: Exercise, trial: Any, order: list[int], trial_draws: list[dr
         problem = _default_mode_problem(exercise, module, replay.graph_inputs(inputs, parameters, draw.args, draw.kwargs))
         if problem:
             return {"status": "fail", "message": problem}
+    called = sorted({str(name) for _, _, names in rebuilt.values() for name in names})
     return {"status": "pass", "message": f"the grader rebuilt the {len(rebuilt)} captured graph(s) and replayed "
-            f"them {replayed} times on inputs drawn after your code had finished: they compute the reference"}
+            f"them {replayed} times on inputs drawn after your code had finished: they compute the reference",
+            "called": called}
 
 
 def _replay_one(exercise: Exercise, module: torch.fx.GraphModule, values: list[Any], returned: Any,
                 want: Any) -> str | None:
     try:
-        outputs = module(*values)
+        with replay.contained():  # grad mode, inference mode and autocast end with the call
+            outputs = module(*values)
     except replay.Refused:
         raise
     except Exception as err:  # noqa: BLE001 - a recorded graph that does not run is a finding, not a crash
@@ -176,7 +207,7 @@ def _replay_one(exercise: Exercise, module: torch.fx.GraphModule, values: list[A
     outputs = outputs if isinstance(outputs, (list, tuple)) else (outputs,)
     if not isinstance(returned, int) or not 0 <= returned < len(outputs):
         return "does not return the function's result"
-    difference = output_difference(_plain(outputs[returned]), want, exercise.rtol, exercise.atol)
+    difference = output_difference(plain(outputs[returned]), want, exercise.rtol, exercise.atol)
     return f"computes something else than the reference: {difference}" if difference else None
 
 
@@ -195,7 +226,7 @@ def _default_mode_problem(exercise: Exercise, module: torch.fx.GraphModule, valu
     mode = FakeTensorMode(shape_env=shape_env, allow_non_fake_inputs=True)
     fake = [mode.from_tensor(v) if isinstance(v, torch.Tensor) else v for v in values]
     try:
-        with mode:
+        with mode, replay.contained():
             module(*fake)
     except DataDependentOutputException:
         return ("the graph reads a tensor's value as a Python number (.item() or alike), which default mode "

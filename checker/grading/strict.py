@@ -8,12 +8,14 @@ A file passes an exercise only when every named check passes:
   compiled-matches      the compiled outputs equal the reference
   nothing-switched-off  no disabled entry, no stance change, no config beyond what the exercise allows,
                         no replaced torch function
-  prints-preserved      (exercises that keep their logging) compiled code prints what the reference does
   no-recompilation      (exercises about recompilation) default mode compiled the function into no more
                         graphs over all the inputs than the exercise allows (`max_compilations`)
 
   replay-matches        the graphs the function was compiled to, rebuilt and replayed by the grader on
                         inputs drawn after the checked process ended, compute the reference
+  and one check per behaviour contract of the exercise (what its task asks the code to keep doing:
+  prints, warnings, logs, raising on invalid input, state, gradients, a helper, a construct; see
+  contracts.py and checker/course/contracts.py)
 
 Whose word counts. The three modes run one after the other in one sandboxed child (see trial.run_trials),
 each on a fresh import, on inputs drawn fresh for this check and called in an order of their own per
@@ -42,8 +44,10 @@ from checker.course.manifest import Exercise
 from checker.dynamo import engine, registry
 from checker.grading import sandbox
 from checker.grading.audit import audit_here, run_audit
+from checker.grading.contracts import contract_checks
+from checker.grading.plain import output_difference
 from checker.grading.report import ERROR, FAIL, PASS, SKIP, CheckResult, Report
-from checker.grading.trial import TRIAL_MODES, ProcessState, output_difference, run_trial, run_trials
+from checker.grading.trial import TRIAL_MODES, ProcessState, run_trial, run_trials
 
 
 @dataclass(frozen=True)
@@ -70,14 +74,24 @@ def audit_job(exercise: Exercise, seed: draws.Seed, trials: Trials) -> sandbox.J
 
 
 def finish(exercise: Exercise, path: str, trials: Trials, trial_seed: int, limits: sandbox.Limits,
-           hint_level: int = 0, replay_seed: int | None = None) -> Report:
-    """After the trials have ended: draw the replay seed, audit, decide."""
+           hint_level: int = 0, replay_seed: int | None = None, source: str | None = None) -> Report:
+    """After the trials have ended: draw the replay seed, audit, decide. `source` is the file's text as the
+    grader read it before the trials began (the structure contracts read it)."""
     seed = draws.Seed(trial_seed, draws.fresh_seed() if replay_seed is None else replay_seed)
     if exercise.opaque_calls:  # its solution registers an operator: kept out of the grader (see warm-up)
         audit = sandbox.run_job(audit_job(exercise, seed, trials), limits)
     else:
         audit = audit_here(exercise, seed, trials.payload("default"))
-    return decide(exercise, path, trials, audit, hint_level, seed)
+    return decide(exercise, path, trials, audit, hint_level, seed, source)
+
+
+def read_source(path: str | os.PathLike) -> str | None:
+    """The file's text, read by the grader before any child runs it (None when it cannot be read)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as file:
+            return file.read()
+    except OSError:
+        return None
 
 
 def reference_outcome(exercise: Exercise, limits: sandbox.Limits) -> sandbox.Outcome:
@@ -115,9 +129,10 @@ def check_file(exercise: Exercise, path: str | os.PathLike, limits: sandbox.Limi
         return error_report(exercise, path, f"There is no file at {path}.")
     engine.warm_up()
     trial_seed = draws.fresh_seed() if seed is None else seed.trial
+    source = read_source(path)
     outcome = sandbox.run_job(trial_job(exercise, path, trial_seed), limits)
     return finish(exercise, path, Trials(outcome), trial_seed, limits, hint_level,
-                  None if seed is None else seed.replay)
+                  None if seed is None else seed.replay, source)
 
 
 def error_report(exercise: Exercise, path: str, message: str) -> Report:
@@ -134,11 +149,12 @@ def skipped_report(exercise: Exercise, path: str) -> Report:
 
 
 def decide(exercise: Exercise, path: str, trials: Trials, audit: sandbox.Outcome, hint_level: int = 0,
-           seed: draws.Seed | None = None) -> Report:
-    """Turn trial and audit outcomes into named checks and a verdict. Pure: no processes, no I/O."""
+           seed: draws.Seed | None = None, source: str | None = None) -> Report:
+    """Turn trial and audit outcomes into named checks and a verdict. Pure: no processes, no I/O beyond
+    the shipped exercise file an `unchanged` contract compares with."""
     ref = _audited_reference(exercise, audit)
     try:
-        return _decide(exercise, path, trials, ref, audit, hint_level, seed)
+        return _decide(exercise, path, trials, ref, audit, hint_level, seed, source)
     except (KeyError, TypeError, IndexError, AttributeError, ValueError) as err:
         message = (f"The checked process sent back results the checker did not write ({type(err).__name__}: "
                    f"{err}): no verdict can rest on them.")
@@ -158,7 +174,7 @@ def _audited_reference(exercise: Exercise, audit: sandbox.Outcome) -> dict[str, 
 
 
 def _decide(exercise: Exercise, path: str, trials: Trials, ref: dict[str, Any], audit: sandbox.Outcome,
-            hint_level: int, seed: draws.Seed | None) -> Report:
+            hint_level: int, seed: draws.Seed | None, source: str | None) -> Report:
     eager, fullgraph, default = (trials.payload(mode) for mode in TRIAL_MODES)
     checks: list[CheckResult] = []
 
@@ -171,11 +187,14 @@ def _decide(exercise: Exercise, path: str, trials: Trials, ref: dict[str, Any], 
     checks.append(_breaks_check(trials))
     checks.append(_compiled_matches(exercise, trials, ref))
     checks.append(_tamper_check(trials))
-    if exercise.same_stdout:
-        checks.append(_prints_check(default, ref))
     if exercise.max_compilations:
         checks.append(_recompile_check(exercise, trials, seed))
     checks.append(_replay_check(trials, audit))
+    if exercise.contracts:
+        payloads = {mode: trials.payload(mode) for mode in TRIAL_MODES}
+        verdict = audit.results[1] if len(audit.results) > 1 else None
+        checks += contract_checks(exercise, payloads, ref, verdict, source if source is not None else read_source(path),
+                                  _shipped(exercise))
 
     breaks = _graph_breaks(default, fullgraph)
     status = ERROR if any(c.status == ERROR for c in checks) else FAIL if any(c.status == FAIL for c in checks) else PASS
@@ -354,16 +373,6 @@ def _replay_check(trials: Trials, audit: sandbox.Outcome) -> CheckResult:
     return CheckResult("replay-matches", status, str(verdict.get("message", "")))
 
 
-def _prints_check(default: dict[str, Any] | None, ref: dict[str, Any]) -> CheckResult:
-    if default is None or default["stage"] != "done":
-        return CheckResult("prints-preserved", SKIP, "needs the function to compile and run first")
-    if default["stdout"] == ref["stdout"]:
-        return CheckResult("prints-preserved", PASS, "compiled code prints what the reference prints")
-    return CheckResult("prints-preserved", FAIL,
-                       "compiled code printed something else than the reference: keep the logging, make it "
-                       f"compile.\n  expected: {ref['stdout'][:300]!r}\n  printed:  {default['stdout'][:300]!r}")
-
-
 # --- summary ---------------------------------------------------------------------------------------
 
 def _at(record: dict[str, Any]) -> str:
@@ -412,3 +421,10 @@ def _learner_output(trials: Trials) -> str:
     output, eager = trials.outcome.output, trials.payload("eager")
     end = eager.get("output_end") if eager else None
     return output.encode("utf-8")[:end].decode("utf-8", errors="replace") if end is not None else output
+
+
+def _shipped(exercise: Exercise) -> str | None:
+    """The exercise file as shipped, for contracts that compare a function with it."""
+    if not any(c.file_has.startswith("unchanged ") for c in exercise.contracts):
+        return None
+    return read_source(exercise.original_path)

@@ -9,19 +9,22 @@ is trusted by the grader beyond what it can check for itself.
 
 `run_trials` runs every mode in one child, one after the other: about two thirds the cost of a child per
 mode, as the later modes find Dynamo warm. Each mode starts as a fresh child would: the file is imported again,
-and the process-wide settings a file commonly changes are put back first (`ProcessState`).
+and the process-wide settings a file commonly changes are put back first (`ProcessState`). A file that
+registers operators runs each mode in a process forked for it instead, importing the file once, as a real
+program does (`registers_operators`).
 """
 
 from __future__ import annotations
 
-import contextlib
 import copy
+import gc
 import importlib.util
 import inspect
 import io
 import logging
 import os
 import random
+import signal
 import sys
 import traceback
 import warnings
@@ -38,7 +41,8 @@ from torch._dynamo import eval_frame
 from checker.course import draws
 from checker.course.manifest import Exercise, build_call
 from checker.dynamo import engine
-from checker.grading import replay, tamper
+from checker.grading import observe, replay, tamper
+from checker.grading.plain import fresh_copy, plain
 
 
 TRIAL_MODES = ("eager", "fullgraph", "default")  # eager first: its output is the one a learner is shown
@@ -52,13 +56,72 @@ def run_trials(exercise: Exercise, path: str, seed: int) -> Iterator[dict[str, A
     snapshot = tamper.Snapshot.take()  # before any learner code runs: every mode is judged against it
     fresh = draws.draws(exercise, seed)  # built before any learner code runs too
     orders = {mode: draws.call_order(len(fresh), seed, mode) for mode in TRIAL_MODES}
+    own_process = registers_operators(path)
     state = ProcessState.save()
     for mode in TRIAL_MODES:
         state.restore()
         calls = [(fresh[i].args, fresh[i].kwargs) for i in orders[mode]]
+        if own_process:
+            yield _in_own_process(lambda: run_trial(exercise, path, mode, snapshot, calls))
+            continue
         trial = run_trial(exercise, path, mode, snapshot, calls)
         trial["output_end"] = _output_position()
         yield trial
+
+
+def registers_operators(path: str) -> bool:
+    """Whether the file may register torch operators (it names `library`): such a file runs each mode in a
+    process of its own, since a registration outlives its module and a second import would define the
+    operator again (`torch.library.define` refuses that). Other files are imported afresh in this process,
+    which keeps the later modes warm: a fork per mode costs about 40% more per check (measured, 27 solutions).
+    """
+    try:
+        with open(path, encoding="utf-8", errors="replace") as file:
+            return "library" in file.read()
+    except OSError:
+        return False
+
+
+def _in_own_process(trial: Any) -> dict[str, Any]:
+    """Run `trial()` in a process forked from this one, as a real program imports its file: once.
+
+    Each mode gets a process of its own, so the learner's file is imported once per process (a low-level
+    `torch.library.define` cannot run twice in one), and nothing a mode changes reaches the next. A
+    process that ends without a result ends this one the same way, for the sandbox to report.
+    """
+    read_fd, write_fd = os.pipe()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    gc.freeze()  # as the sandbox does: the forked process's collections do not walk (and copy) torch's objects
+    pid = os.fork()
+    if pid == 0:
+        status = 0
+        try:
+            os.close(read_fd)
+            torch.set_num_threads(1)  # rebuild the intra-op pool on this process's one thread (see sandbox)
+            result = trial()
+            result["output_end"] = _output_position()
+            buffer = io.BytesIO()
+            torch.save(result, buffer)
+            with os.fdopen(write_fd, "wb") as pipe:
+                pipe.write(buffer.getbuffer())
+        except BaseException:  # noqa: BLE001 - a failure is reported by how this process ends
+            traceback.print_exc()
+            status = 70
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(status)
+    os.close(write_fd)
+    with os.fdopen(read_fd, "rb") as pipe:
+        data = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status):
+        signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
+        os.kill(os.getpid(), os.WTERMSIG(status))
+    if not os.WIFEXITED(status) or os.WEXITSTATUS(status) or not data:
+        os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) and os.WEXITSTATUS(status) else 70)
+    return torch.load(io.BytesIO(data), weights_only=True)
 
 
 def run_trial(exercise: Exercise, path: str, mode: str, snapshot: tamper.Snapshot | None = None,
@@ -69,8 +132,10 @@ def run_trial(exercise: Exercise, path: str, mode: str, snapshot: tamper.Snapsho
     `watch=False` (course code only: the reference) skips the tamper snapshot and the graph records.
     """
     snapshot = snapshot or (tamper.Snapshot.take() if watch else None)  # before any learner code runs
+    loggers = observe.loggers_of(exercise)
     try:
-        module = import_file(path)
+        with observe.capture(path, loggers) as imported:
+            module = import_file(path)
     except BaseException as err:  # noqa: BLE001 - a broken file is a result, including SystemExit
         return {"mode": mode, "stage": "import", "error": _describe(err, path)}
     entry = getattr(module, exercise.entry, None)
@@ -81,11 +146,11 @@ def run_trial(exercise: Exercise, path: str, mode: str, snapshot: tamper.Snapsho
                           "filename": path, "line": None, "source_line": ""}}
     if calls is None:
         calls = [build_call(case, index) for index, case in enumerate(exercise.inputs)]
+    given = calls
     calls = [(tuple(fresh_copy(a) for a in args), {k: fresh_copy(v) for k, v in kwargs.items()})
              for args, kwargs in calls]  # a function that changes its inputs in place changes no other mode's
-    printed = io.StringIO()
     try:
-        with contextlib.redirect_stdout(_Tee(printed, sys.stdout)):
+        with observe.capture(path, loggers) as called:
             diagnosis = engine.diagnose(entry, calls, mode, focus_file=path, config_baseline=snapshot.config if snapshot else None)
     except BaseException as err:  # noqa: BLE001 - e.g. SystemExit raised from inside the entry
         return {"mode": mode, "stage": "call", "error": _describe(err, path)}
@@ -95,10 +160,16 @@ def run_trial(exercise: Exercise, path: str, mode: str, snapshot: tamper.Snapsho
         "mode": mode,
         "stage": "done",
         "diagnosis": diagnosis.to_dict(),
-        "outputs": [_plain(output) for output in diagnosis.outputs],
-        "stdout": printed.getvalue(),
+        "outputs": [plain(output) for output in diagnosis.outputs],
+        "stdout": called["stdout"],
         "tampering": findings,
     }
+    contracts = observe.contracts_in(exercise, mode) if watch else []
+    if contracts and not diagnosis.error:  # after the findings: the probes compile the entry again
+        try:
+            trial["observed"] = observe.observe(contracts, mode, module, entry, given, imported, called, path, loggers)
+        except BaseException as err:  # noqa: BLE001 - e.g. SystemExit from a probe: the contracts fail
+            trial["observed"] = {"error": _describe(err, path)}
     if mode == "default" and watch:
         trial["graphs"] = [_graph_record(graph) for graph in diagnosis.graphs]
         trial["parameters"] = _parameters(entry)
@@ -117,11 +188,6 @@ def _parameters(entry: Any) -> list[str]:
         return list(inspect.signature(getattr(entry, "forward", entry) if isinstance(entry, torch.nn.Module) else entry).parameters)
     except (TypeError, ValueError):
         return []
-
-
-def fresh_copy(value: Any) -> Any:
-    """A tensor cloned (a call that changes its inputs in place changes no one else's); anything else as is."""
-    return value.clone() if isinstance(value, torch.Tensor) else value
 
 
 def import_file(path: str, prefix: str = "submission_") -> Any:
@@ -146,59 +212,6 @@ def _describe(err: BaseException, path: str) -> dict[str, Any]:
     message = str(err) if not isinstance(err, SystemExit) else f"the file called sys.exit({err.code!r})"
     return {"type": type(err).__name__, "message": message, "filename": path if where else None,
             "line": where.lineno if where else None, "source_line": (where.line or "") if where else ""}
-
-
-def _plain(value: Any) -> Any:
-    """Outputs reduced to what the grader can load safely: tensors, numbers, strings, containers."""
-    if isinstance(value, torch.Tensor):
-        return value.detach().to("cpu").clone().as_subclass(torch.Tensor)
-    if isinstance(value, (bool, int, float, str, type(None))):
-        return value
-    if isinstance(value, (list, tuple)):
-        return {"__sequence__": type(value).__name__, "items": [_plain(item) for item in value]}
-    if isinstance(value, dict):
-        return {"__mapping__": [[str(key), _plain(item)] for key, item in value.items()]}
-    return {"__repr__": f"{type(value).__name__}: {value!r}"[:500]}
-
-
-def output_difference(got: Any, want: Any, rtol: float, atol: float) -> str | None:
-    """Two outputs as `_plain` gives them: None when equal (tensors: torch.testing.assert_close, strict shape
-    and dtype); else why not."""
-    if isinstance(want, torch.Tensor) or isinstance(got, torch.Tensor):
-        if not (isinstance(want, torch.Tensor) and isinstance(got, torch.Tensor)):
-            return f"expected a {type(want).__name__}, got a {type(got).__name__}"
-        try:
-            torch.testing.assert_close(got, want, rtol=rtol, atol=atol, equal_nan=True)
-        except AssertionError as err:
-            return " ".join(str(err).split())[:400]
-        return None
-    if isinstance(want, dict) and isinstance(got, dict) and want.keys() == got.keys():
-        for key in want:
-            inner = output_difference(got[key], want[key], rtol, atol)
-            if inner:
-                return inner
-        return None
-    if isinstance(want, list) and isinstance(got, list) and len(want) == len(got):
-        for got_item, want_item in zip(got, want):
-            inner = output_difference(got_item, want_item, rtol, atol)
-            if inner:
-                return inner
-        return None
-    return None if got == want else f"expected {want!r:.120}, got {got!r:.120}"
-
-
-class _Tee(io.TextIOBase):
-    """Keeps a copy of what the calls print, and still prints it."""
-
-    def __init__(self, copy: io.StringIO, original: Any):
-        self.copy, self.original = copy, original
-
-    def write(self, text: str) -> int:
-        self.copy.write(text)
-        return self.original.write(text)
-
-    def flush(self) -> None:
-        self.original.flush()
 
 
 def _output_position() -> int | None:

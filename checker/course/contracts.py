@@ -1,0 +1,116 @@
+"""Behaviour contracts: what a task asks the code to keep doing, beyond "no break, same return value".
+
+Each `[[exercise.contract]]` table of the manifest is one named check of the report. `says` quotes the words
+of the task it grades (a test holds every "keep", "still", "must" and "stays" of a task to a contract, and
+every contract's words to its task), and the report shows them when the check fails. The kinds:
+
+  effects    what the code prints (`stdout`), warns (`warnings`, from the file itself) or logs (`logs`, the
+             records of one `logger`), when the file is imported (`at = "import"`) or during the calls
+             (`at = "calls"`, on the check's draws or on the contract's own `inputs`), in each of `modes`,
+             equal to what the reference does eagerly: the same text, or with `compare = "count"` as many
+             of them (warnings by category);
+  raises     on each of its `inputs` (which the reference refuses), the code raises too, in each of `modes`:
+             any exception, or one named `exception`;
+  state      `expression`, evaluated in the file's namespace after the mode's calls, equals the reference's
+             after the same calls;
+  gradients  the gradients of the outputs' sum with respect to every floating-point tensor argument and, for
+             a module, every parameter, equal the reference's on the check's draws (a NaN or inf where the
+             reference has a number, or a gradient where it has none, is a difference), in each of `modes`;
+  interface  `expression` (a helper the task names, called) returns what `returns` describes;
+  structure  established by the grader alone: `graph_holds` an operation the replayed graph must call (one of
+             several, separated by `|`), or `file_has` a construct of the file's text: `dataclass NAME` (a
+             module-level class NAME decorated with dataclass), `call MODULE.NAME` (a call of it, however
+             imported) or `unchanged NAME` (a module-level function as the exercise ships it);
+  graded-by  the task's words are graded by a check every exercise has (`check`), on inputs that reach every
+             branch: nothing more to run.
+
+Effects, raises, state, gradients and interface are observed in the checked process, which runs the
+learner's code and could fake them; structure is the grader's own reading (see the README's threat model).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+KINDS = ("effects", "raises", "state", "gradients", "interface", "structure", "graded-by")
+MODES = ("eager", "default", "fullgraph")
+EFFECTS = ("stdout", "warnings", "logs")
+RETURNS = ("positive-float",)
+FILE_CONSTRUCTS = ("dataclass", "call", "unchanged")
+CHECKS = ("eager-matches", "compiled-matches", "replay-matches", "no-graph-breaks", "fullgraph-compiles")
+
+
+@dataclass(frozen=True)
+class Contract:
+    """One behaviour the task asks for, graded as the check `name`."""
+
+    name: str  # the check's name in the report, e.g. "prints-when-eager"
+    kind: str  # one of KINDS
+    says: str  # the task's own words that this contract grades
+    modes: tuple[str, ...] = ("eager",)  # the learner's runs it is observed in
+    effects: tuple[str, ...] = ()  # effects: which of EFFECTS
+    at: str = "calls"  # effects: "calls" or "import"
+    compare: str = "text"  # effects: "text" or "count"
+    logger: str = ""  # effects with "logs": the logger's name
+    inputs: tuple[Any, ...] = ()  # effects, raises: InputCase records of the calls to observe
+    exception: str = ""  # raises: the exception's type name, when the task names one
+    expression: str = ""  # state, interface: Python evaluated in the file's namespace
+    returns: str = ""  # interface: one of RETURNS
+    graph_holds: str = ""  # structure: operation names, "a|b" for either
+    file_has: str = ""  # structure: "dataclass NAME", "call MODULE.NAME" or "unchanged NAME"
+    check: str = ""  # graded-by: one of CHECKS
+
+    @property
+    def observed_in_child(self) -> bool:
+        return self.kind in ("effects", "raises", "state", "gradients", "interface")
+
+
+class ContractError(ValueError):
+    """A contract table is malformed; the message says which field."""
+
+
+_FIELDS = {"name", "kind", "says", "modes", "effects", "at", "compare", "logger", "inputs", "exception",
+           "expression", "returns", "graph_holds", "file_has", "check"}
+_NEEDS = {"effects": ("effects",), "raises": ("inputs",), "state": ("expression",), "gradients": (),
+          "interface": ("expression", "returns"), "structure": (), "graded-by": ("check",)}
+
+
+def contract_from_table(table: dict[str, Any], parse_input: Any) -> Contract:
+    """A Contract from its manifest table; `parse_input` turns an input table into an InputCase."""
+    unknown = sorted(set(table) - _FIELDS)
+    if unknown:
+        raise ContractError(f"a contract has unknown fields {unknown}")
+    name, kind = table.get("name", ""), table.get("kind", "")
+    if not name or not all(part.isalnum() for part in name.split("-")):
+        raise ContractError(f"a contract needs a name of words joined by '-', not {name!r}")
+    if kind not in KINDS:
+        raise ContractError(f"contract {name}: kind must be one of {KINDS}")
+    if not table.get("says"):
+        raise ContractError(f"contract {name}: needs `says`, the words of the task it grades")
+    missing = [key for key in _NEEDS[kind] if not table.get(key)]
+    if kind == "structure" and bool(table.get("graph_holds")) == bool(table.get("file_has")):
+        missing.append("exactly one of graph_holds, file_has")
+    if missing:
+        raise ContractError(f"contract {name}: a {kind} contract needs {', '.join(missing)}")
+    modes = tuple(table.get("modes", ("eager",)))
+    if not modes or set(modes) - set(MODES):
+        raise ContractError(f"contract {name}: modes are some of {MODES}")
+    effects = tuple(table.get("effects", ()))
+    if set(effects) - set(EFFECTS) or ("logs" in effects) != bool(table.get("logger")):
+        raise ContractError(f"contract {name}: effects are some of {EFFECTS}; `logs` needs a `logger`, and only it")
+    if table.get("at", "calls") not in ("calls", "import") or table.get("compare", "text") not in ("text", "count"):
+        raise ContractError(f"contract {name}: `at` is calls or import, `compare` is text or count")
+    if table.get("returns") and table["returns"] not in RETURNS:
+        raise ContractError(f"contract {name}: returns is one of {RETURNS}")
+    construct = str(table.get("file_has", "")).split()
+    if construct and (len(construct) != 2 or construct[0] not in FILE_CONSTRUCTS):
+        raise ContractError(f"contract {name}: file_has is '<{'|'.join(FILE_CONSTRUCTS)}> NAME'")
+    if table.get("check") and table["check"] not in CHECKS:
+        raise ContractError(f"contract {name}: check is one of {CHECKS}")
+    return Contract(name=name, kind=kind, says=table["says"], modes=modes, effects=effects,
+                    at=table.get("at", "calls"), compare=table.get("compare", "text"), logger=table.get("logger", ""),
+                    inputs=tuple(parse_input(case) for case in table.get("inputs", ())),
+                    exception=table.get("exception", ""), expression=table.get("expression", ""),
+                    returns=table.get("returns", ""), graph_holds=table.get("graph_holds", ""),
+                    file_has=table.get("file_has", ""), check=table.get("check", ""))

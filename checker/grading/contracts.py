@@ -1,0 +1,220 @@
+"""The behaviour contracts as named checks: what the checked file did, against what the reference does.
+
+`contract_checks` compares, for each contract of the exercise (checker/course/contracts.py), the checked
+process's observations in each of its modes with the reference's on the same calls (observe.py), and reads
+the structure contracts itself: the operations of the graphs its own replay ran, and the file's text as the
+grader read it before the check began. A contract whose observation is missing or broken fails: an
+observation is the checked process's word, and silence proves nothing. Pure: no processes, no I/O.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from checker.course.contracts import Contract
+from checker.course.manifest import Exercise
+from checker.grading.plain import output_difference
+from checker.grading.report import FAIL, PASS, SKIP, CheckResult
+
+_EFFECT_WORDS = {"stdout": "printed", "warnings": "warned", "logs": "logged"}
+
+
+def contract_checks(exercise: Exercise, payloads: dict[str, Any], ref: dict[str, Any], verdict: Any,
+                    source: str | None, original: str | None) -> list[CheckResult]:
+    """One CheckResult per contract (graded-by contracts add none: their check is already in the report)."""
+    checks = []
+    for contract in exercise.contracts:
+        if contract.kind == "graded-by":
+            continue
+        if contract.kind == "structure":
+            problem = _structure_problem(contract, verdict, source, original)
+        else:
+            problem = _observed_problem(exercise, contract, payloads, ref)
+        if problem is None:
+            checks.append(CheckResult(contract.name, PASS, f"as the task says: {contract.says}"))
+        elif problem.startswith("needs "):
+            checks.append(CheckResult(contract.name, SKIP, problem))
+        else:
+            checks.append(CheckResult(contract.name, FAIL, f"The task says: \"{contract.says}\". {problem}"))
+    return checks
+
+
+def _observed_problem(exercise: Exercise, contract: Contract, payloads: dict[str, Any], ref: dict[str, Any]) -> str | None:
+    for mode in contract.modes:
+        payload = payloads.get(mode)
+        if not isinstance(payload, dict) or payload.get("stage") != "done" or payload["diagnosis"]["error"]:
+            return f"needs the code to run in {mode} mode first"
+        observed = payload.get("observed")
+        if not isinstance(observed, dict) or "error" in observed or contract.name not in observed:
+            return (f"In {mode} mode the checked process sent back no observation of it"
+                    + (f" (a probe raised {observed['error'].get('type')})" if isinstance(observed, dict)
+                       and isinstance(observed.get("error"), dict) else "") + ", so nothing shows that it holds.")
+        want = ref["observed"][mode][contract.name]
+        problem = _KIND_PROBLEMS[contract.kind](exercise, contract, observed[contract.name], want)
+        if problem:
+            return f"{_MODE_WORDS[mode]}: {problem}"
+    return None
+
+
+_MODE_WORDS = {"eager": "Run eagerly", "default": "Compiled in default mode", "fullgraph": "Compiled with fullgraph=True"}
+
+
+def _effects_problem(exercise: Exercise, contract: Contract, got: Any, want: Any) -> str | None:
+    where = "when the file is imported" if contract.at == "import" else (
+        "on the calls the task names" if contract.inputs else "during the calls")
+    for kind in contract.effects:
+        mine, theirs = got.get(kind), want.get(kind)
+        if contract.compare == "count":
+            mine, theirs = _counted(kind, mine), _counted(kind, theirs)
+        if mine != theirs:
+            return (f"{where}, the reference {_EFFECT_WORDS[kind]} {_shown(theirs)}; your code "
+                    f"{_EFFECT_WORDS[kind]} {_shown(mine)}.")
+    return None
+
+
+def _counted(kind: str, seen: Any) -> Any:
+    if kind == "stdout":
+        return len(str(seen or "").splitlines())
+    return sorted(str(item).split(":", 1)[0] for item in seen or ())
+
+
+def _shown(value: Any) -> str:
+    if not value:
+        return "nothing"
+    if isinstance(value, int):
+        return f"{value} line(s)"
+    if isinstance(value, list) and all(isinstance(item, str) and ":" not in item for item in value):
+        return f"{len(value)} ({', '.join(value)})"
+    text = value if isinstance(value, str) else "; ".join(map(str, value))
+    return repr(text[:240] + ("…" if len(text) > 240 else ""))
+
+
+def _raises_problem(exercise: Exercise, contract: Contract, got: Any, want: Any) -> str | None:
+    for index, (mine, theirs) in enumerate(zip(got, want)):
+        note = contract.inputs[index].note
+        which = f"invalid input {index + 1}" + (f" ({note})" if note else "")
+        if not theirs:
+            raise RuntimeError(f"the reference of {exercise.id} does not raise on {which} of {contract.name}")
+        if not mine:
+            return f"on {which} it returned a result, where the reference raises {theirs}."
+        if contract.exception and mine != contract.exception:
+            return f"on {which} it raised {mine}, not the {contract.exception} the task asks for."
+    return None if len(got) == len(want) else f"{len(got)} of {len(want)} invalid inputs were tried."
+
+
+def _state_problem(exercise: Exercise, contract: Contract, got: Any, want: Any) -> str | None:
+    if isinstance(got, dict) and "error" in got and len(got) == 1:
+        return f"after the calls, `{contract.expression}` raised {got['error']}."
+    difference = output_difference(got, want, exercise.rtol, exercise.atol)
+    return f"after the calls, `{contract.expression}` differs from the reference's: {difference}" if difference else None
+
+
+def _gradients_problem(exercise: Exercise, contract: Contract, got: Any, want: Any) -> str | None:
+    for index, (mine, theirs) in enumerate(zip(got, want)):
+        if isinstance(mine, dict):
+            return f"computing the gradients of call {index + 1} raised {mine.get('error')}."
+        if len(mine) != len(theirs):
+            return f"call {index + 1} has {len(mine)} gradients where the reference has {len(theirs)}."
+        for position, (g, w) in enumerate(zip(mine, theirs)):
+            if (g is None) != (w is None):
+                has = "no gradient" if g is None else "a gradient"
+                return (f"on call {index + 1}, {_gradient_of(position, len(mine))} has {has} where the reference "
+                        f"has {'one' if g is None else 'none'}.")
+            difference = None if g is None else output_difference(g, w, exercise.rtol, exercise.atol)
+            if difference:
+                return f"on call {index + 1}, the gradient of {_gradient_of(position, len(mine))} differs: {difference}"
+    return None if len(got) == len(want) else f"{len(got)} of {len(want)} calls gave gradients."
+
+
+def _gradient_of(position: int, count: int) -> str:
+    return f"tensor {position + 1} of {count} (floating-point arguments first, then the module's parameters)"
+
+
+def _interface_problem(exercise: Exercise, contract: Contract, got: Any, want: Any) -> str | None:
+    if isinstance(got, dict) and "error" in got and len(got) == 1:
+        return f"`{contract.expression}` raised {got['error']}."
+    if contract.returns == "positive-float" and not (isinstance(got, float) and got > 0):
+        return f"`{contract.expression}` returned {got!r:.80}, not a positive number of seconds."
+    return None
+
+
+_KIND_PROBLEMS = {"effects": _effects_problem, "raises": _raises_problem, "state": _state_problem,
+                  "gradients": _gradients_problem, "interface": _interface_problem}
+
+
+# --- structure: the grader's own reading ------------------------------------------------------------
+
+def _structure_problem(contract: Contract, verdict: Any, source: str | None, original: str | None) -> str | None:
+    if contract.graph_holds:
+        if not isinstance(verdict, dict) or verdict.get("status") != PASS:
+            return "needs the grader's replay of the graph to pass first"
+        called = {_short(name) for name in verdict.get("called") or ()}
+        wanted = contract.graph_holds.split("|")
+        if called & set(wanted):
+            return None
+        return (f"the graph the grader replayed calls no {' or '.join(wanted)}: the task asks for it in the graph, "
+                "where it runs when the graph runs.")
+    kind, name = contract.file_has.split()
+    try:
+        tree = ast.parse(source or "")
+    except SyntaxError:
+        return "needs the file to parse first"
+    if kind == "dataclass":
+        return None if _has_dataclass(tree, name) else (
+            f"the file has no module-level class `{name}` decorated with `@dataclass`.")
+    if kind == "call":
+        return None if name in _calls(tree) else f"the file no longer calls `{name}`."
+    theirs = _function_dump(ast.parse(original or ""), name)
+    if theirs is not None and _function_dump(tree, name) == theirs:
+        return None
+    return f"`{name}` is not as the exercise ships it: leave its code as it is and fix the break around it."
+
+
+def _short(name: str) -> str:
+    parts = str(name).split(".")
+    return parts[-2] if len(parts) > 2 and parts[:2] == ["torch", "ops"] and parts[2] != "higher_order" else parts[-1]
+
+
+def _has_dataclass(tree: ast.Module, name: str) -> bool:
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name == name:
+            for decorator in node.decorator_list:
+                target = decorator.func if isinstance(decorator, ast.Call) else decorator
+                if _dotted(target).split(".")[-1] == "dataclass":
+                    return True
+    return False
+
+
+def _calls(tree: ast.Module) -> set[str]:
+    """Every called name, with the file's import aliases spelled out (`np.interp` -> `numpy.interp`)."""
+    aliases: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            aliases.update({(a.asname or a.name).split(".")[0]: a.name if a.asname else a.name.split(".")[0]
+                            for a in node.names})
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            aliases.update({a.asname or a.name: f"{node.module}.{a.name}" for a in node.names})
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            head, _, rest = _dotted(node.func).partition(".")
+            found.add(".".join(filter(None, (aliases.get(head, head), rest))))
+    return found
+
+
+def _dotted(node: ast.AST) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return f"{_dotted(node.value)}.{node.attr}"
+    return ""
+
+
+def _function_dump(tree: ast.Module, name: str) -> str | None:
+    """A module-level function's signature and body (not its decorators: decorating it is a fix, not an edit)."""
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            return ast.dump(ast.Module(body=[node.args, *node.body, node.returns or ast.Pass()], type_ignores=[]),
+                            annotate_fields=False)
+    return None

@@ -1,0 +1,217 @@
+"""What a file does besides returning values: observed the same way for the learner's file and the reference.
+
+The behaviour contracts (checker/course/contracts.py) ask for effects, raises, state, gradients and an
+interface. In the checked process, `run_trial` captures the file's effects while it is imported and while
+its calls run (`capture`), then `observe` makes what else the mode's contracts need; in the grader, the
+audit does the same for the reference solution, run eagerly after a fresh import, on the same calls in the
+same order (`observe` with mode "eager"). Both return plain data keyed by contract name, which
+grading/contracts.py compares. Nothing here decides pass or fail.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import math
+import os
+import sys
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+import torch
+
+from checker.course.contracts import Contract
+from checker.course.manifest import Exercise, build_call
+from checker.dynamo import engine
+from checker.grading.plain import fresh_copy, plain
+
+Calls = list[tuple[tuple[Any, ...], dict[str, Any]]]
+
+
+def contracts_in(exercise: Exercise, mode: str) -> list[Contract]:
+    """The contracts observed in the checked process in this mode."""
+    return [c for c in exercise.contracts if c.observed_in_child and mode in c.modes]
+
+
+def loggers_of(exercise: Exercise) -> tuple[str, ...]:
+    return tuple(sorted({c.logger for c in exercise.contracts if c.logger}))
+
+
+class _Records(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.lines: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            self.lines.append(f"{record.levelname}: {record.getMessage()}")
+        except Exception:  # noqa: BLE001 - a record that cannot be formatted still counts
+            self.lines.append(f"{record.levelname}: {record.msg!r}")
+
+
+@contextlib.contextmanager
+def capture(path: str, loggers: tuple[str, ...] = ()) -> Iterator[dict[str, Any]]:
+    """While the block runs: what is printed, the warnings shown from the file at `path` (by Python's usual
+    filters, which show a warning once per line of a freshly imported module), and the records of `loggers`
+    at every level. Everything is still printed and shown. The dict it yields is filled when the block ends."""
+    seen: dict[str, Any] = {"stdout": "", "warnings": [], "logs": []}
+    printed, handler, caught = io.StringIO(), _Records(), []
+    shown = warnings.showwarning
+
+    def record(message: Any, category: type, filename: str, lineno: int, file: Any = None, line: Any = None) -> None:
+        caught.append((category.__name__, str(message), filename))
+        shown(message, category, filename, lineno, file, line)
+
+    opened = [logging.getLogger(name) for name in loggers]
+    lowered = [logger for logger in opened if logger.level == logging.NOTSET]  # a level the file set stays
+    with contextlib.redirect_stdout(_Tee(printed, sys.stdout)):
+        warnings.showwarning = record
+        for logger in opened:
+            logger.addHandler(handler)
+        for logger in lowered:
+            logger.setLevel(logging.DEBUG)
+        try:
+            yield seen
+        finally:
+            if warnings.showwarning is record:
+                warnings.showwarning = shown
+            for logger in opened:
+                logger.removeHandler(handler)
+            for logger in lowered:
+                if logger.level == logging.DEBUG:
+                    logger.setLevel(logging.NOTSET)
+            seen["stdout"] = printed.getvalue()
+            seen["warnings"] = [f"{kind}: {text}" for kind, text, where in caught if _same_file(where, path)]
+            seen["logs"] = handler.lines
+
+
+def observe(contracts: list[Contract], mode: str, module: Any, entry: Any, calls: Calls, imported: dict[str, Any],
+            called: dict[str, Any], path: str, loggers: tuple[str, ...]) -> dict[str, Any]:
+    """What each of `contracts` asks, after the mode's `calls` ran: the effects of the import and the calls
+    as captured, and the probes (state, interface, raises, gradients, effects on the contract's own inputs).
+    In the grader, `mode` is "eager" and the module is the reference's."""
+    return {contract.name: _observe_one(contract, mode, module, entry, calls, imported, called, path, loggers)
+            for contract in contracts}
+
+
+def _observe_one(contract: Contract, mode: str, module: Any, entry: Any, calls: Calls, imported: dict[str, Any],
+                 called: dict[str, Any], path: str, loggers: tuple[str, ...]) -> Any:
+    if contract.kind == "effects" and not contract.inputs:
+        return imported if contract.at == "import" else called
+    if contract.kind in ("state", "interface"):
+        return _evaluate(contract.expression, module, mode)
+    runner = _runner(entry, mode)
+    probes = [build_call(case, index) for index, case in enumerate(contract.inputs)]
+    if contract.kind == "effects":
+        with contextlib.redirect_stdout(io.StringIO()), capture(path, loggers) as seen:
+            for args, kwargs in probes:
+                _call_quietly(runner, args, kwargs)
+        return seen
+    if contract.kind == "raises":
+        return [_raised(runner, args, kwargs) for args, kwargs in probes]
+    return _gradients(entry, runner, calls)
+
+
+def _runner(entry: Any, mode: str) -> Any:
+    """The entry as the mode runs it: eagerly under the force_eager stance, or compiled afresh with Dynamo's
+    eager backend (the probes run after the mode's diagnosis, whose compilation is gone)."""
+    if mode == "eager":
+        def run(*args: Any, **kwargs: Any) -> Any:
+            with engine._set_stance("force_eager"):
+                return entry(*args, **kwargs)
+        return run
+    torch._dynamo.reset()
+    return torch.compile(entry, backend="eager", fullgraph=(mode == "fullgraph"))
+
+
+def _call_quietly(runner: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    try:
+        runner(*(fresh_copy(a) for a in args), **{k: fresh_copy(v) for k, v in kwargs.items()})
+    except Exception:  # noqa: BLE001 - what was printed, warned or logged before it counts
+        pass
+
+
+def _raised(runner: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
+    """The name of the exception the call raised, or "" when it returned."""
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            runner(*(fresh_copy(a) for a in args), **{k: fresh_copy(v) for k, v in kwargs.items()})
+    except Exception as err:  # noqa: BLE001 - raising is what is observed
+        return type(err).__name__
+    return ""
+
+
+def _evaluate(expression: str, module: Any, mode: str) -> Any:
+    """The contract's expression in the file's namespace, as plain data, or {"error": why}."""
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), engine._set_stance("force_eager"):
+            value = eval(expression, dict(vars(module)))  # noqa: S307 - the course's own expression
+    except Exception as err:  # noqa: BLE001 - a missing name or a failing helper is what the check reports
+        return {"error": f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"[:300]}
+    if isinstance(value, float) and not math.isfinite(value):
+        return {"error": f"it is {value}"}
+    return plain(value)
+
+
+def _gradients(entry: Any, runner: Any, calls: Calls) -> list[Any]:
+    """Per call: the gradient of the sum of the floating-point outputs with respect to each floating-point
+    tensor argument, then to each parameter of a module entry (None where there is none)."""
+    parameters = [p for _, p in sorted(entry.named_parameters())] if isinstance(entry, torch.nn.Module) else []
+    found = []
+    for args, kwargs in calls:
+        args = tuple(_leaf(a) for a in args)
+        kwargs = {k: _leaf(v) for k, v in kwargs.items()}
+        for parameter in parameters:
+            parameter.grad = None
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                outputs = runner(*args, **kwargs)
+                total = sum((t.sum() for t in _tensors(outputs) if t.requires_grad and t.is_floating_point()),
+                            torch.zeros(()))
+                if total.requires_grad:
+                    total.backward()
+        except Exception as err:  # noqa: BLE001 - reported as this call's gradients
+            found.append({"error": f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"[:300]})
+            continue
+        leaves = [a for a in (*args, *kwargs.values()) if isinstance(a, torch.Tensor) and a.is_floating_point()]
+        found.append([plain(t.grad) for t in (*leaves, *parameters)])
+    return found
+
+
+def _leaf(value: Any) -> Any:
+    if isinstance(value, torch.Tensor) and value.is_floating_point():
+        return value.detach().clone().requires_grad_(True)
+    return fresh_copy(value)
+
+
+def _tensors(value: Any) -> list[torch.Tensor]:
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [t for item in value for t in _tensors(item)]
+    if isinstance(value, dict):
+        return [t for item in value.values() for t in _tensors(item)]
+    return []
+
+
+def _same_file(one: str, other: str) -> bool:
+    try:
+        return os.path.realpath(one) == os.path.realpath(other)
+    except (TypeError, ValueError):
+        return False
+
+
+class _Tee(io.TextIOBase):
+    """Keeps a copy of what is printed, and still prints it."""
+
+    def __init__(self, copy: io.StringIO, original: Any):
+        self.copy, self.original = copy, original
+
+    def write(self, text: str) -> int:
+        self.copy.write(text)
+        return self.original.write(text)
+
+    def flush(self) -> None:
+        self.original.flush()

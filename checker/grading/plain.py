@@ -1,0 +1,56 @@
+"""Values as plain data: what crosses from a checked process to the grader, copied and compared.
+
+A result travels as a `torch.save` archive read with `weights_only=True`, so only tensors, numbers, strings
+and containers of them may cross: `plain` reduces any value to that. `output_difference` compares two plain
+values the way every check does (`torch.testing.assert_close` for tensors, strict in shape and dtype).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+
+def fresh_copy(value: Any) -> Any:
+    """A tensor cloned (a call that changes its inputs in place changes no one else's); anything else as is."""
+    return value.clone() if isinstance(value, torch.Tensor) else value
+
+
+def plain(value: Any) -> Any:
+    """Outputs reduced to what the grader can load safely: tensors, numbers, strings, containers."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().to("cpu").clone().as_subclass(torch.Tensor)
+    if isinstance(value, (bool, int, float, str, type(None))):
+        return value
+    if isinstance(value, (list, tuple)):
+        return {"__sequence__": type(value).__name__, "items": [plain(item) for item in value]}
+    if isinstance(value, dict):
+        return {"__mapping__": [[str(key), plain(item)] for key, item in value.items()]}
+    return {"__repr__": f"{type(value).__name__}: {value!r}"[:500]}
+
+
+def output_difference(got: Any, want: Any, rtol: float, atol: float) -> str | None:
+    """Two outputs as `_plain` gives them: None when equal (tensors: torch.testing.assert_close, strict shape
+    and dtype); else why not."""
+    if isinstance(want, torch.Tensor) or isinstance(got, torch.Tensor):
+        if not (isinstance(want, torch.Tensor) and isinstance(got, torch.Tensor)):
+            return f"expected a {type(want).__name__}, got a {type(got).__name__}"
+        try:
+            torch.testing.assert_close(got, want, rtol=rtol, atol=atol, equal_nan=True)
+        except AssertionError as err:
+            return " ".join(str(err).split())[:400]
+        return None
+    if isinstance(want, dict) and isinstance(got, dict) and want.keys() == got.keys():
+        for key in want:
+            inner = output_difference(got[key], want[key], rtol, atol)
+            if inner:
+                return inner
+        return None
+    if isinstance(want, list) and isinstance(got, list) and len(want) == len(got):
+        for got_item, want_item in zip(got, want):
+            inner = output_difference(got_item, want_item, rtol, atol)
+            if inner:
+                return inner
+        return None
+    return None if got == want else f"expected {want!r:.120}, got {got!r:.120}"
