@@ -61,7 +61,7 @@ def _surviving_mutants(exercises: list, args: argparse.Namespace) -> dict[str, l
     sandbox.prepare()
     work = [(ex, mutation.mutants(ex.solution_path.read_text(encoding="utf-8"))) for ex in exercises]
     total = sum(len(found) for _, found in work)
-    print(f"grading {total} mutants of {len(work)} solutions ({max(1, args.jobs)} at a time)...", file=sys.stderr)
+    print(f"grading {total} mutants of {len(work)} solutions ({max(1, args.jobs)} at a time)...", flush=True)
     reports = mutation.grade_mutants(work, sandbox_limits(args), max(1, args.jobs))
     problems: dict[str, list[str]] = {}
     for ex, found in work:
@@ -71,7 +71,7 @@ def _surviving_mutants(exercises: list, args: argparse.Namespace) -> dict[str, l
             problems.setdefault(ex.id, []).append(
                 f"mutant passes (line {mutant.line}, {mutant.key}): a check is missing, or declare it equivalent")
         for key in sorted(set(declared) - passing):
-            print(f"note: {ex.id}: declared equivalent, but no passing mutant is ({key})", file=sys.stderr)
+            print(f"note: {ex.id}: declared equivalent, but no passing mutant is ({key})")
     return problems
 
 

@@ -36,7 +36,8 @@ def contract_checks(exercise: Exercise, payloads: dict[str, Any], ref: dict[str,
         elif problem.startswith("needs "):
             checks.append(CheckResult(contract.name, SKIP, problem))
         else:
-            checks.append(CheckResult(contract.name, FAIL, f"The task says: \"{contract.says}\". {problem}"))
+            checks.append(CheckResult(contract.name, FAIL,
+                                      f"The task says: \"{contract.says}\". {problem[0].upper()}{problem[1:]}"))
     return checks
 
 
@@ -112,23 +113,25 @@ def _state_problem(exercise: Exercise, contract: Contract, got: Any, want: Any) 
 
 def _gradients_problem(exercise: Exercise, contract: Contract, got: Any, want: Any) -> str | None:
     for index, (mine, theirs) in enumerate(zip(got, want)):
-        if isinstance(mine, dict):
-            return f"computing the gradients of call {index + 1} raised {mine.get('error')}."
-        if len(mine) != len(theirs):
-            return f"call {index + 1} has {len(mine)} gradients where the reference has {len(theirs)}."
-        for position, (g, w) in enumerate(zip(mine, theirs)):
+        if "error" in mine:
+            return f"computing the gradients of call {index + 1} raised {mine['error']}."
+        if mine["of"] != theirs["of"]:
+            return f"call {index + 1} has gradients of {', '.join(mine['of'])}, not of {', '.join(theirs['of'])}."
+        for name, g, w in zip(mine["of"], mine["grads"], theirs["grads"]):
             if (g is None) != (w is None):
-                has = "no gradient" if g is None else "a gradient"
-                return (f"on call {index + 1}, {_gradient_of(position, len(mine))} has {has} where the reference "
-                        f"has {'one' if g is None else 'none'}.")
+                return (f"on call {index + 1}, {name} has {'no gradient' if g is None else 'a gradient'} where the "
+                        f"reference has {'one' if g is None else 'none'}.")
             difference = None if g is None else output_difference(g, w, exercise.rtol, exercise.atol)
             if difference:
-                return f"on call {index + 1}, the gradient of {_gradient_of(position, len(mine))} differs: {difference}"
+                nan = " (NaN where the reference has a number)" if _has_nan(g) and not _has_nan(w) else ""
+                return f"on call {index + 1}, the gradient of {name} differs from the reference's{nan}: {difference}"
     return None if len(got) == len(want) else f"{len(got)} of {len(want)} calls gave gradients."
 
 
-def _gradient_of(position: int, count: int) -> str:
-    return f"tensor {position + 1} of {count} (floating-point arguments first, then the module's parameters)"
+def _has_nan(value: Any) -> bool:
+    import torch
+
+    return isinstance(value, torch.Tensor) and value.is_floating_point() and bool(value.isnan().any())
 
 
 def _interface_problem(exercise: Exercise, contract: Contract, got: Any, want: Any) -> str | None:
@@ -162,7 +165,8 @@ def _structure_problem(contract: Contract, verdict: Any, source: str | None, ori
         return "needs the file to parse first"
     if kind == "dataclass":
         return None if _has_dataclass(tree, name) else (
-            f"the file has no module-level class `{name}` decorated with `@dataclass`.")
+            f"the file has no module-level dataclass `{name}` (a class decorated with `@dataclass`, or made with "
+            "`dataclasses.make_dataclass`).")
     if kind == "call":
         return None if name in _calls(tree) else f"the file no longer calls `{name}`."
     theirs = _function_dump(ast.parse(original or ""), name)
@@ -177,7 +181,11 @@ def _short(name: str) -> str:
 
 
 def _has_dataclass(tree: ast.Module, name: str) -> bool:
+    """A module-level `@dataclass class NAME`, or `NAME = dataclasses.make_dataclass(...)`."""
     for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets) \
+                and isinstance(node.value, ast.Call) and _dotted(node.value.func).split(".")[-1] == "make_dataclass":
+            return True
         if isinstance(node, ast.ClassDef) and node.name == name:
             for decorator in node.decorator_list:
                 target = decorator.func if isinstance(decorator, ast.Call) else decorator

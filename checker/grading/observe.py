@@ -175,9 +175,25 @@ def _gradients(entry: Any, runner: Any, calls: Calls) -> list[Any]:
         except Exception as err:  # noqa: BLE001 - reported as this call's gradients
             found.append({"error": f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"[:300]})
             continue
-        leaves = [a for a in (*args, *kwargs.values()) if isinstance(a, torch.Tensor) and a.is_floating_point()]
-        found.append([plain(t.grad) for t in (*leaves, *parameters)])
+        leaves = [(name, a) for name, a in (*zip(_argument_names(entry, len(args)), args), *kwargs.items())
+                  if isinstance(a, torch.Tensor) and a.is_floating_point()]
+        named = [*leaves, *((f"parameter {name}", p) for name, p in sorted(entry.named_parameters()))] \
+            if parameters else leaves
+        found.append({"of": [name for name, _ in named], "grads": [plain(t.grad) for _, t in named]})
     return found
+
+
+def _argument_names(entry: Any, count: int) -> list[str]:
+    """The names of the first `count` positional parameters of the entry (a module's forward)."""
+    import inspect
+
+    try:
+        target = entry.forward if isinstance(entry, torch.nn.Module) else entry
+        names = [name for name, p in inspect.signature(target).parameters.items()
+                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        names = []
+    return [f"`{names[i]}`" if i < len(names) else f"argument {i + 1}" for i in range(count)]
 
 
 def _leaf(value: Any) -> Any:

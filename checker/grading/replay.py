@@ -47,6 +47,7 @@ from __future__ import annotations
 import contextlib
 import math
 import operator
+import types
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -84,9 +85,11 @@ _OPERATOR_ALLOWED = {
     "ilshift", "irshift",
 }
 # Anything that reads or writes outside the tensors it is given, seeds, or changes process settings.
+# (`as_strided` stays allowed: ATen bounds it by the tensor's own storage, and every tensor a replay
+# holds has a storage of its own; `as_strided_` and `set_` would change what a storage a tensor shows.)
 _DENIED = {
     "load", "save", "from_file", "frombuffer", "from_dlpack", "from_numpy", "compile", "manual_seed", "seed",
-    "initial_seed", "use_deterministic_algorithms", "as_strided", "as_strided_", "as_strided_scatter",
+    "initial_seed", "use_deterministic_algorithms", "as_strided_",
     "set_", "set_default_dtype", "set_default_device", "set_printoptions", "set_num_threads", "set_rng_state",
     "set_flush_denormal", "set_anomaly_enabled", "set_autocast_enabled", "empty_strided",
 }
@@ -133,6 +136,8 @@ def graph_record(gm: torch.fx.GraphModule, example_inputs: tuple[Any, ...], dept
             else:
                 raise NotReplayable(f"a call into code of the file itself ({type(value).__name__})")
         elif node.op in ("call_function", "call_method"):
+            if node.op == "call_function" and _outside_torch(node.target):  # e.g. allow_in_graph on a function
+                raise NotReplayable(f"a call into code of the file itself ({getattr(node.target, '__qualname__', '?')})")
             record["target"] = node.target if node.op == "call_method" else target_name(node.target)
             record["args"], record["kwargs"] = _encode(node.args), _encode(dict(node.kwargs))
         elif node.op == "output":
@@ -141,6 +146,14 @@ def graph_record(gm: torch.fx.GraphModule, example_inputs: tuple[Any, ...], dept
             raise NotReplayable(f"a {node.op} node")
         nodes.append(record)
     return {"nodes": nodes, "subgraphs": subgraphs}
+
+
+def _outside_torch(target: Any) -> bool:
+    """A Python function of neither torch, nor `operator` or `math`: the file's own (allow_in_graph)."""
+    if not isinstance(target, types.FunctionType):
+        return False
+    module = target.__module__ or ""
+    return not (module == "torch" or module.startswith("torch.") or module in ("operator", "_operator", "math"))
 
 
 def target_name(target: Any) -> str:
@@ -208,6 +221,8 @@ def resolve(name: str) -> Callable[..., Any]:
         raise Refused("a call target that is not a name")
     if name in _CONTEXT_CALLS or name in _ASSERTION_CALLS:
         return _CONTAINED.get(name) or named_call(name)
+    if name == "builtins.getattr":  # `w.T`, `x.real`: Dynamo records a tensor's view attributes this way
+        return _tensor_attribute
     if name.startswith("torch.ops."):
         parts = name.split(".")
         if len(parts) == 4 and parts[2] == "higher_order" and parts[3] in _HIGHER_ORDER_ALLOWED:
@@ -237,6 +252,17 @@ _UNKNOWN = ("which the grader does not replay: it is neither a public tensor ope
             "the context managers and assertions Dynamo records. If your code calls it on purpose, compute the "
             "same with public torch operations; if you did not write it, the grader does not know it yet: "
             "report it with this check's seed")
+
+
+# Attributes of a tensor that are views of it or facts about it, read by `builtins.getattr` in a graph.
+_TENSOR_ATTRIBUTES = {"T", "mT", "H", "mH", "real", "imag", "shape", "dtype", "device", "ndim", "layout"}
+
+
+def _tensor_attribute(receiver: Any, name: Any) -> Any:
+    if not isinstance(receiver, torch.Tensor) or name not in _TENSOR_ATTRIBUTES:
+        raise Refused(f"the graph reads the attribute {name!r} of a {type(receiver).__name__}, which the grader does "
+                      f"not replay: only a tensor's {', '.join(sorted(_TENSOR_ATTRIBUTES))}")
+    return getattr(receiver, name)
 
 
 def named_call(name: str) -> Callable[..., Any]:

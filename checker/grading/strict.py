@@ -403,8 +403,11 @@ def _graph_breaks(default: dict[str, Any] | None, fullgraph: dict[str, Any] | No
 
 def _summary(exercise: Exercise, status: str, checks: list[CheckResult], breaks: list[dict[str, Any]]) -> str:
     if status == PASS:
+        replayed = next((c.status == PASS for c in checks if c.name == "replay-matches"), False)
         return ("Fixed: one graph under fullgraph=True, no graph breaks in default mode, and the same results "
-                "as the reference on fresh inputs, the grader's own replay of the graph included.")
+                "as the reference on fresh inputs, " + ("the grader's own replay of the graph included." if replayed
+                else "as the sandboxed run shows (the graph calls your file's own code, which the grader cannot "
+                "replay)."))
     first = next(c for c in checks if c.status in (ERROR, FAIL))
     if first.name in ("fullgraph-compiles", "no-graph-breaks") and breaks:
         gb = breaks[0]

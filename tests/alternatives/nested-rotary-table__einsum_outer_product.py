@@ -1,0 +1,51 @@
+"""nested-rotary-table, fixed with einsum: `torch.einsum("bs,f->bsf", positions, inv_freq)` forms each token's angles as its position times each frequency, the very product the table row held, so no size is read out of the data.
+
+The fix is in `rotary_angles`, where the break is: the table row `table[p]` was `float(p) * inv_freq`, and the
+einsum computes exactly that product for every token (one multiplication per element, no summation), so the
+angles, and every output above them, are unchanged, and the decoder compiles as one graph in default mode.
+"""
+
+import torch
+from torch import nn
+
+
+def rotary_angles(positions: torch.Tensor, dim: int, base: float = 10000.0) -> torch.Tensor:
+    """The rotation angle of each position (batch, seq) for each pair of features: (batch, seq, dim // 2)."""
+    inv_freq = 1.0 / base ** (torch.arange(0, dim, 2, dtype=torch.float32, device=positions.device) / dim)
+    # An outer product of positions and frequencies, written as an einsum: no table, no size from the data.
+    return torch.einsum("bs,f->bsf", positions.float(), inv_freq)
+
+
+def apply_rotary(x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+    angles = rotary_angles(positions, x.shape[-1])
+    cos, sin = angles.cos(), angles.sin()
+    even, odd = x[..., 0::2], x[..., 1::2]
+    return torch.cat([even * cos - odd * sin, even * sin + odd * cos], dim=-1)
+
+
+class RotaryAttention(nn.Module):
+    def __init__(self, dim: int):
+        super().__init__()
+        self.qkv, self.out = nn.Linear(dim, 3 * dim), nn.Linear(dim, dim)
+
+    def forward(self, x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+        q, k, v = self.qkv(x).chunk(3, dim=-1)
+        q, k = apply_rotary(q, positions), apply_rotary(k, positions)
+        scores = q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5
+        return self.out(scores.softmax(dim=-1) @ v)
+
+
+class Decoder(nn.Module):
+    def __init__(self, dim: int = 8, layers: int = 2):
+        super().__init__()
+        self.norms = nn.ModuleList(nn.LayerNorm(dim) for _ in range(layers))
+        self.attentions = nn.ModuleList(RotaryAttention(dim) for _ in range(layers))
+
+    def forward(self, x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+        for norm, attention in zip(self.norms, self.attentions):
+            x = x + attention(norm(x), positions)
+        return x
+
+
+torch.manual_seed(0)
+decoder = Decoder()

@@ -1,0 +1,50 @@
+"""nested-rotary-table, fixed with torch.outer on the flattened positions: the outer product of every token's position with the frequencies, reshaped back to (batch, seq, dim // 2), holds the same `float(p) * inv_freq` rows the table lookup returned, without reading a size out of the data.
+
+The fix stays in `rotary_angles`, the function the nested break is really in; the callers are unchanged.
+"""
+
+import torch
+from torch import nn
+
+
+def rotary_angles(positions: torch.Tensor, dim: int, base: float = 10000.0) -> torch.Tensor:
+    """The rotation angle of each position (batch, seq) for each pair of features: (batch, seq, dim // 2)."""
+    inv_freq = 1.0 / base ** (torch.arange(0, dim, 2, dtype=torch.float32, device=positions.device) / dim)
+    # One row per token, computed from its own position: (batch * seq, dim // 2), then back to (batch, seq, ...).
+    angles = torch.outer(positions.reshape(-1).to(inv_freq.dtype), inv_freq)
+    return angles.reshape(*positions.shape, inv_freq.shape[0])
+
+
+def apply_rotary(x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+    angles = rotary_angles(positions, x.shape[-1])
+    cos, sin = angles.cos(), angles.sin()
+    even, odd = x[..., 0::2], x[..., 1::2]
+    return torch.cat([even * cos - odd * sin, even * sin + odd * cos], dim=-1)
+
+
+class RotaryAttention(nn.Module):
+    def __init__(self, dim: int):
+        super().__init__()
+        self.qkv, self.out = nn.Linear(dim, 3 * dim), nn.Linear(dim, dim)
+
+    def forward(self, x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+        q, k, v = self.qkv(x).chunk(3, dim=-1)
+        q, k = apply_rotary(q, positions), apply_rotary(k, positions)
+        scores = q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5
+        return self.out(scores.softmax(dim=-1) @ v)
+
+
+class Decoder(nn.Module):
+    def __init__(self, dim: int = 8, layers: int = 2):
+        super().__init__()
+        self.norms = nn.ModuleList(nn.LayerNorm(dim) for _ in range(layers))
+        self.attentions = nn.ModuleList(RotaryAttention(dim) for _ in range(layers))
+
+    def forward(self, x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+        for norm, attention in zip(self.norms, self.attentions):
+            x = x + attention(norm(x), positions)
+        return x
+
+
+torch.manual_seed(0)
+decoder = Decoder()
