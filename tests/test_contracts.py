@@ -144,6 +144,16 @@ def test_mutants_delete_each_statement_and_unwrap_each_with():
     assert "pass" in emptied.source  # an emptied block stays valid Python
 
 
+def test_no_mutant_of_any_solution_passes_unless_declared_equivalent():
+    """`gbcheck verify`'s mutation testing on the whole course (about 370 mutants, one warm grader)."""
+    import argparse
+
+    from checker.commands import instructor
+
+    args = argparse.Namespace(jobs=2, timeout=60.0, memory=4096)
+    assert instructor._surviving_mutants([ex for ex in EXERCISES if not ex.skip], args) == {}
+
+
 def test_verify_reports_a_passing_mutant_unless_it_is_declared(monkeypatch, capsys):
     import argparse
 
