@@ -150,8 +150,11 @@ _KIND_PROBLEMS = {"effects": _effects_problem, "raises": _raises_problem, "state
 
 def _structure_problem(contract: Contract, verdict: Any, source: str | None, original: str | None) -> str | None:
     if contract.graph_holds:
-        if not isinstance(verdict, dict) or verdict.get("status") != PASS:
+        if isinstance(verdict, dict) and verdict.get("status") == FAIL:
             return "needs the grader's replay of the graph to pass first"
+        if not isinstance(verdict, dict) or verdict.get("status") != PASS:  # fail closed: not shown is not held
+            return ("the grader could not replay the graph, so nothing it established shows that the graph holds "
+                    f"{' or '.join(contract.graph_holds.split('|'))}.")
         called = {_short(name) for name in verdict.get("called") or ()}
         wanted = contract.graph_holds.split("|")
         if called & set(wanted):
