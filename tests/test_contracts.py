@@ -116,11 +116,26 @@ def test_a_wrong_fix_fails_the_contract_it_breaks(path):
 ALTERNATIVES = sorted(p for p in (HERE / "alternatives").glob("*.py") if not p.name.endswith(".rejected.py"))
 
 
+def _unmet_need(path: Path) -> str:
+    """Why an alternative cannot run on this torch, from its docstring's "Needs torch.x.y." or "Needs torch
+    2.9 or later" line (as an exercise's variants declare it); "" when it can."""
+    from checker.dynamo import torch_support
+
+    text = path.read_text(encoding="utf-8")
+    for feature in re.findall(r"^Needs (torch\.[\w.]+)\.$", text, re.M):
+        if not torch_support.has_feature(feature):
+            return f"this torch has no {feature}"
+    for release in re.findall(r"^Needs torch (\d+\.\d+) or later", text, re.M):
+        if torch_support.torch_before(release):
+            return f"this torch is older than {release}"
+    return ""
+
+
 @pytest.mark.parametrize("path", ALTERNATIVES, ids=lambda p: p.stem)
 def test_a_correct_alternative_fix_passes(path):
     exercise = find_exercise(path.stem.split("__")[0], EXERCISES)
-    if exercise.skip:
-        pytest.skip(exercise.skip)
+    if exercise.skip or _unmet_need(path):
+        pytest.skip(exercise.skip or _unmet_need(path))
     report = check_file(exercise, path)
     assert report.status == PASS, report.to_dict()
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from checker.grading import replay
+from checker.grading import allowed, replay
 
 import replay_patterns  # not a test module: its `assert` stays Python's own, as in a learner's file
 
@@ -39,7 +39,7 @@ def test_a_correct_pattern_is_recorded_rebuilt_and_replayed(fn):
     module, inputs, called = replay.rebuild(record)
     values = replay.graph_inputs(inputs, ["x", "w"], (x, w), {})
     grad, inference = torch.is_grad_enabled(), torch.is_inference_mode_enabled()
-    with replay.contained():
+    with allowed.contained():
         replayed = module(*values)
     assert (torch.is_grad_enabled(), torch.is_inference_mode_enabled()) == (grad, inference)
     want = fn(x, w)
@@ -49,7 +49,7 @@ def test_a_correct_pattern_is_recorded_rebuilt_and_replayed(fn):
 
 
 def test_every_named_call_resolves_on_this_torch():
-    for name in (*replay._CONTEXT_CALLS, *replay._ASSERTION_CALLS):
+    for name in (*allowed._CONTEXT_CALLS, *allowed._ASSERTION_CALLS):
         assert callable(replay.resolve(name)), name
 
 
@@ -68,7 +68,7 @@ def test_what_a_replayed_graph_leaves_open_is_closed_after_it():
                      ("torch.autograd.grad_mode._enter_inference_mode", [True]),
                      ("torch.amp.autocast_mode._enter_autocast", ["cpu", {"dtype": "bfloat16"}, True, None]))
     module, _, _ = replay.rebuild(record)
-    with replay.contained():
+    with allowed.contained():
         module(torch.ones(2))
         assert not torch.is_grad_enabled() and torch.is_inference_mode_enabled()  # inside, as the graph set it
     assert torch.is_grad_enabled() and not torch.is_inference_mode_enabled()

@@ -51,7 +51,7 @@ def _observed_problem(exercise: Exercise, contract: Contract, payloads: dict[str
             return (f"In {mode} mode the checked process sent back no observation of it"
                     + (f" (a probe raised {observed['error'].get('type')})" if isinstance(observed, dict)
                        and isinstance(observed.get("error"), dict) else "") + ", so nothing shows that it holds.")
-        want = ref["observed"][mode][contract.name]
+        want = ref["observed"].get(mode, {}).get(contract.name)  # none for an interface: a property of the file's
         problem = _KIND_PROBLEMS[contract.kind](exercise, contract, observed[contract.name], want)
         if problem:
             return f"{_MODE_WORDS[mode]}: {problem}"

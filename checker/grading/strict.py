@@ -78,7 +78,11 @@ def finish(exercise: Exercise, path: str, trials: Trials, trial_seed: int, limit
     """After the trials have ended: draw the replay seed, audit, decide. `source` is the file's text as the
     grader read it before the trials began (the structure contracts read it)."""
     seed = draws.Seed(trial_seed, draws.fresh_seed() if replay_seed is None else replay_seed)
-    if exercise.opaque_calls:  # its solution registers an operator: kept out of the grader (see warm-up)
+    # Kept out of the grader: a solution that registers an operator (see warm-up), and the reference's
+    # backward pass, after which (on CUDA builds, whose autograd starts device threads) no child forked from
+    # the grader could run one: "Unable to handle autograd's threading in combination with fork-based
+    # multiprocessing", measured on torch 2.15.
+    if exercise.opaque_calls or any(c.kind == "gradients" for c in exercise.contracts):
         audit = sandbox.run_job(audit_job(exercise, seed, trials), limits)
     else:
         audit = audit_here(exercise, seed, trials.payload("default"))
@@ -115,7 +119,9 @@ def warm_up_with_references(exercises: list[Exercise]) -> None:
             continue
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             # One mode is enough: in a check, the modes after the first find what that one filled.
-            run_trial(exercise, str(exercise.solution_path), "fullgraph")  # reports errors, raises none
+            # watch=False: no tamper snapshot, graph records or contracts (whose probes could run a backward
+            # pass here, which no later child could then do; see finish).
+            run_trial(exercise, str(exercise.solution_path), "fullgraph", watch=False)  # reports errors, raises none
         state.restore()
 
 

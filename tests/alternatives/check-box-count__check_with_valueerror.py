@@ -3,6 +3,8 @@
 `torch._check_with` is the form of `torch._check` that takes the exception type. While Dynamo traces, the
 condition on the unbacked count `u0` is recorded as a runtime assertion instead of being decided, so the
 function compiles as one graph; `.item()` stays captured with `capture_scalar_outputs`.
+
+Needs torch 2.9 or later (torch 2.8's Dynamo cannot pass an exception type to `torch._check_with`).
 """
 
 import torch

@@ -2,6 +2,8 @@
 
 `regression_loss` scores a small regression head and reports each batch's size and loss with `logger.info`.
 The log line is for eager debugging runs, so compiled code may skip it, on this logger or any other.
+
+Needs torch._dynamo.config.ignore_logging_functions.
 """
 
 import logging
