@@ -87,8 +87,9 @@ def _shown(value: Any) -> str:
         return f"{value} line(s)"
     if isinstance(value, list) and all(isinstance(item, str) and ":" not in item for item in value):
         return f"{len(value)} ({', '.join(value)})"
-    text = value if isinstance(value, str) else "; ".join(map(str, value))
-    return repr(text[:240] + ("…" if len(text) > 240 else ""))
+    lines = value.splitlines() if isinstance(value, str) else [str(item) for item in value]
+    first = lines[0][:200] + ("…" if len(lines[0]) > 200 else "") if lines else ""
+    return repr(first) if len(lines) == 1 else f"{len(lines)} lines, the first {first!r}"
 
 
 def _raises_problem(exercise: Exercise, contract: Contract, got: Any, want: Any) -> str | None:
