@@ -71,6 +71,19 @@ def test_unknown_exercise_is_a_usage_error(gbcheck):
     assert "known exercises" in done.stderr and "Traceback" not in done.stderr
 
 
+@pytest.mark.parametrize("argv, said", [
+    (["check", "cond-on-inptu"], "no exercise named 'cond-on-inptu' (did you mean cond-on-input?)"),
+    (["hint", "mask-wher"], "(did you mean mask-where?)"),
+    (["check", "cond-on-input", "--file", "no/such/file.py"], "there is no file at no/such/file.py"),
+])
+def test_a_usage_error_is_answered_before_torch_is_imported(argv, said):
+    probe = ("import sys\nfrom checker.cli import main\n"
+             f"status = main({argv!r})\nprint(status, 'torch' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, timeout=120)
+    assert done.stdout.split() == ["2", "False"], done.stdout + done.stderr
+    assert said in done.stderr and "Traceback" not in done.stderr
+
+
 def test_help_teaches(gbcheck):
     done = gbcheck("--help")
     assert done.returncode == 0

@@ -51,6 +51,9 @@ def exercise_record(ex: Exercise, course: Course) -> dict:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    if args.file is not None and not args.file.is_file():  # bad usage (exit 2), said before torch is imported
+        print(f"gbcheck check: there is no file at {args.file}", file=sys.stderr)
+        return 2
     exercise = find_exercise(args.id)
     if args.file is None:
         find_course().require_editable(f"check {exercise.id}")

@@ -161,13 +161,27 @@ def load_exercises(course: Course | None = None, apply_variants: bool = True) ->
 
 
 def find_exercise(exercise_id: str, exercises: list[Exercise] | None = None) -> Exercise:
-    """The exercise with this id (or file name, with or without `.py`)."""
-    exercises = load_exercises() if exercises is None else exercises
+    """The exercise with this id (or file name, with or without `.py`).
+
+    Without `exercises`, an unknown id is refused from the manifest alone, before anything imports torch
+    (applying the variants does): the answer comes at once, with the nearest ids as a suggestion.
+    """
+    if exercises is None:
+        _named(exercise_id, load_exercises(apply_variants=False))
+        exercises = load_exercises()
+    return _named(exercise_id, exercises)
+
+
+def _named(exercise_id: str, exercises: list[Exercise]) -> Exercise:
     for ex in exercises:
         if exercise_id in (ex.id, ex.file, ex.file.removesuffix(".py")):
             return ex
+    import difflib
+
+    near = difflib.get_close_matches(exercise_id, [ex.id for ex in exercises], n=3, cutoff=0.5)
+    suggestion = f" (did you mean {' or '.join(near)}?)" if near else ""
     known = ", ".join(ex.id for ex in exercises)
-    raise ManifestError(f"no exercise named {exercise_id!r}; known exercises: {known}")
+    raise ManifestError(f"no exercise named {exercise_id!r}{suggestion}; known exercises: {known}")
 
 
 def _located(exercise: Exercise, course: Course) -> Exercise:
