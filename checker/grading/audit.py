@@ -214,8 +214,7 @@ def _replay_one(exercise: Exercise, module: torch.fx.GraphModule, values: list[A
 
 
 def _forbidden(exercise: Exercise, called: set[str]) -> str:
-    names = {str(name).rsplit(".", 2)[-2 if str(name).startswith("torch.ops.") else -1] for name in called}
-    return ", ".join(sorted(names & set(exercise.forbidden_ops)))
+    return ", ".join(sorted({replay.op_name(name) for name in called} & set(exercise.forbidden_ops)))
 
 
 def _default_mode_problem(exercise: Exercise, module: torch.fx.GraphModule, values: list[Any]) -> str | None:

@@ -15,6 +15,7 @@ from typing import Any
 from checker.course.contracts import Contract
 from checker.course.manifest import Exercise
 from checker.grading.plain import output_difference
+from checker.grading.replay import op_name
 from checker.grading.report import FAIL, PASS, SKIP, CheckResult
 
 _EFFECT_WORDS = {"stdout": "printed", "warnings": "warned", "logs": "logged"}
@@ -156,7 +157,7 @@ def _structure_problem(contract: Contract, verdict: Any, source: str | None, ori
         if not isinstance(verdict, dict) or verdict.get("status") != PASS:  # fail closed: not shown is not held
             return ("the grader could not replay the graph, so nothing it established shows that the graph holds "
                     f"{' or '.join(contract.graph_holds.split('|'))}.")
-        called = {_short(name) for name in verdict.get("called") or ()}
+        called = {op_name(name) for name in verdict.get("called") or ()}
         wanted = contract.graph_holds.split("|")
         if called & set(wanted):
             return None
@@ -177,11 +178,6 @@ def _structure_problem(contract: Contract, verdict: Any, source: str | None, ori
     if theirs is not None and _function_dump(tree, name) == theirs:
         return None
     return f"`{name}` is not as the exercise ships it: leave its code as it is and fix the break around it."
-
-
-def _short(name: str) -> str:
-    parts = str(name).split(".")
-    return parts[-2] if len(parts) > 2 and parts[:2] == ["torch", "ops"] and parts[2] != "higher_order" else parts[-1]
 
 
 def _has_dataclass(tree: ast.Module, name: str) -> bool:

@@ -11,6 +11,7 @@ grading/contracts.py compares. Nothing here decides pass or fail.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import io
 import logging
 import math
@@ -149,7 +150,7 @@ def _evaluate(expression: str, module: Any, mode: str) -> Any:
         with contextlib.redirect_stdout(io.StringIO()), engine._set_stance("force_eager"):
             value = eval(expression, dict(vars(module)))  # noqa: S307 - the course's own expression
     except Exception as err:  # noqa: BLE001 - a missing name or a failing helper is what the check reports
-        return {"error": f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"[:300]}
+        return {"error": error_line(err)}
     if isinstance(value, float) and not math.isfinite(value):
         return {"error": f"it is {value}"}
     return plain(value)
@@ -158,12 +159,12 @@ def _evaluate(expression: str, module: Any, mode: str) -> Any:
 def _gradients(entry: Any, runner: Any, calls: Calls) -> list[Any]:
     """Per call: the gradient of the sum of the floating-point outputs with respect to each floating-point
     tensor argument, then to each parameter of a module entry (None where there is none)."""
-    parameters = [p for _, p in sorted(entry.named_parameters())] if isinstance(entry, torch.nn.Module) else []
+    parameters = sorted(entry.named_parameters()) if isinstance(entry, torch.nn.Module) else []
     found = []
     for args, kwargs in calls:
         args = tuple(_leaf(a) for a in args)
         kwargs = {k: _leaf(v) for k, v in kwargs.items()}
-        for parameter in parameters:
+        for _, parameter in parameters:
             parameter.grad = None
         try:
             with contextlib.redirect_stdout(io.StringIO()):
@@ -173,27 +174,29 @@ def _gradients(entry: Any, runner: Any, calls: Calls) -> list[Any]:
                 if total.requires_grad:
                     total.backward()
         except Exception as err:  # noqa: BLE001 - reported as this call's gradients
-            found.append({"error": f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"[:300]})
+            found.append({"error": error_line(err)})
             continue
-        leaves = [(name, a) for name, a in (*zip(_argument_names(entry, len(args)), args), *kwargs.items())
-                  if isinstance(a, torch.Tensor) and a.is_floating_point()]
-        named = [*leaves, *((f"parameter {name}", p) for name, p in sorted(entry.named_parameters()))] \
-            if parameters else leaves
-        found.append({"of": [name for name, _ in named], "grads": [plain(t.grad) for _, t in named]})
+        names = parameter_names(entry)
+        positional = [(f"`{names[i]}`" if i < len(names) else f"argument {i + 1}", a) for i, a in enumerate(args)]
+        named = [(label, a) for label, a in (*positional, *((f"`{k}`", v) for k, v in kwargs.items()))
+                 if isinstance(a, torch.Tensor) and a.is_floating_point()]
+        named += [(f"parameter {name}", p) for name, p in parameters]
+        found.append({"of": [label for label, _ in named], "grads": [plain(t.grad) for _, t in named]})
     return found
 
 
-def _argument_names(entry: Any, count: int) -> list[str]:
-    """The names of the first `count` positional parameters of the entry (a module's forward)."""
-    import inspect
-
+def parameter_names(entry: Any) -> list[str]:
+    """The entry's parameter names, in order (a module's are its forward's, whose frame Dynamo compiles)."""
     try:
-        target = entry.forward if isinstance(entry, torch.nn.Module) else entry
-        names = [name for name, p in inspect.signature(target).parameters.items()
-                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        return list(inspect.signature(entry.forward if isinstance(entry, torch.nn.Module) else entry).parameters)
     except (TypeError, ValueError):
-        names = []
-    return [f"`{names[i]}`" if i < len(names) else f"argument {i + 1}" for i in range(count)]
+        return []
+
+
+def error_line(err: BaseException) -> str:
+    """An exception in one line: its type and the first line of its message."""
+    message = str(err).splitlines()
+    return f"{type(err).__name__}: {message[0] if message else ''}"[:300]
 
 
 def _leaf(value: Any) -> Any:

@@ -236,12 +236,21 @@ _SHAPE = {"nonzero", "argwhere", "masked_select", "unique", "unique_consecutive"
 _INDEXING = {"getitem", "setitem", "index", "index_put", "index_put_", "__getitem__", "__setitem__"}
 
 
+def op_name(target: Any) -> str:
+    """A recorded target's operation, as the manifest and the contracts name it: "torch.ops.aten.nonzero.default"
+    and "torch.ops.aten.nonzero" are "nonzero", "torch.ops.higher_order.while_loop" is "while_loop",
+    "torch.nonzero" and the method "nonzero" are "nonzero"."""
+    parts = str(target).split(".")
+    if parts[:2] == ["torch", "ops"] and len(parts) >= 4 and parts[2] != "higher_order":
+        return parts[3]
+    return parts[-1]
+
+
 def data_dependence(record: dict[str, Any]) -> set[str]:
     """Which kinds of data-dependent operation ("scalar", "shape") a graph record may hold."""
     kinds = set()
     for entry in record.get("nodes", ()):
-        name = str(entry.get("target", "")).split(".")
-        short = name[-2] if len(name) > 1 and name[0] == "torch" and name[1] == "ops" else name[-1]
+        short = op_name(entry.get("target", ""))
         args = (entry.get("args") or {}).get("tuple", [])
         if short in _SCALAR:
             kinds.add("scalar")

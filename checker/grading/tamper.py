@@ -38,7 +38,7 @@ WATCHED_MODULES = (
     "torch.testing", "builtins", "warnings", "logging", "io", "os",
     "checker.dynamo.engine", "checker.course.manifest", "checker.course.values", "checker.course.draws",
     "checker.grading.sandbox", "checker.grading.trial", "checker.grading.tamper", "checker.grading.replay",
-    "checker.grading.allowed",
+    "checker.grading.allowed", "checker.grading.observe", "checker.grading.plain",
 )
 WATCHED_CLASSES = (torch.Tensor, torch._C.TensorBase, torch.nn.Module, torch.fx.GraphModule,
                    symbolic_convert.InstructionTranslatorBase, logging.Logger)

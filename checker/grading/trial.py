@@ -19,7 +19,6 @@ from __future__ import annotations
 import copy
 import gc
 import importlib.util
-import inspect
 import io
 import logging
 import os
@@ -173,7 +172,7 @@ def run_trial(exercise: Exercise, path: str, mode: str, snapshot: tamper.Snapsho
             trial["observed"] = {"error": _describe(err, path)}
     if mode == "default" and watch:
         trial["graphs"] = [_graph_record(graph) for graph in diagnosis.graphs]
-        trial["parameters"] = _parameters(entry)
+        trial["parameters"] = observe.parameter_names(entry)
     return trial
 
 
@@ -182,13 +181,6 @@ def _graph_record(graph: engine.CapturedGraph) -> dict[str, Any]:
         return replay.graph_record(graph.module, graph.example_inputs)
     except replay.NotReplayable as err:
         return {"unreplayable": str(err)}
-
-
-def _parameters(entry: Any) -> list[str]:
-    try:  # a module is called through its forward, whose frame Dynamo compiles
-        return list(inspect.signature(getattr(entry, "forward", entry) if isinstance(entry, torch.nn.Module) else entry).parameters)
-    except (TypeError, ValueError):
-        return []
 
 
 def import_file(path: str, prefix: str = "submission_") -> Any:
