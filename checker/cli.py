@@ -1,13 +1,15 @@
 """`gbcheck`: the learner's command line. It parses, calls the checker, and prints; nothing else.
 
     gbcheck                        every exercise, your progress, and the next one to do
-    gbcheck list [--json]          the exercises (JSON: id, title, category, chapter, exercise, solution, entry)
+    gbcheck list [--json]          the exercises (JSON: id, title, category, chapter, chapter_title, exercise,
+                                   solution, entry)
     gbcheck check ID [--file PATH] [--json]
                                    grade one exercise; exit status 0 only when it passes
     gbcheck hint ID                the next hint for an exercise (they get more specific)
     gbcheck watch [ID]             re-check every time you save; moves on when an exercise passes
     gbcheck init [DIR]             make a workspace of exercise files to edit (default ./graph-breaks)
     gbcheck reset ID               put an exercise file back as it was shipped
+    gbcheck history ID             every checked version of an exercise file; --restore N puts one back
     gbcheck verify                 for course authors: every exercise fails as declared, every solution passes
     gbcheck grade SUBMISSIONS --out OUT [-j N]
                                    for instructors: grade a class (CSV, Gradescope JSON, feedback per student)
@@ -19,15 +21,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
+import threading
 from pathlib import Path
-
-from checker.commands.instructor import cmd_grade, cmd_gradescope, cmd_gradescope_run, cmd_verify
-from checker.commands.learner import (cmd_check, cmd_diagnose, cmd_hint, cmd_init, cmd_list, cmd_overview,
-                                      cmd_reset, cmd_watch)
-from checker.course.manifest import ManifestError
-from checker.course.resolver import CourseError, course_version
-from checker.dynamo.torch_support import check_supported
 
 EPILOG = """\
 examples:
@@ -60,7 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
     listing.add_argument("--json", action="store_true", help="print a JSON array (a stable contract)")
 
     check = verbs.add_parser("check", help="grade one exercise", description="Grade one exercise. Exit status "
-                             "0 when it passes, 1 when it fails or errors, 2 on bad usage.")
+                             "0 when it passes, 1 when it fails or errors, 2 on bad usage, 130 when interrupted "
+                             "(Ctrl-C). Each check keeps the file's version in the history (gbcheck history ID).")
     check.add_argument("id", help="exercise id (see `gbcheck list`) or its file name")
     check.add_argument("--file", type=Path, help="grade this file instead of exercises/<its file>")
     check.add_argument("--json", action="store_true", help="print one JSON object (a stable contract)")
@@ -76,8 +74,20 @@ def build_parser() -> argparse.ArgumentParser:
     watch.add_argument("--interval", type=float, default=0.5, help="seconds between looks at the file")
     _add_limits(watch)
 
-    reset = verbs.add_parser("reset", help="start an exercise again: restore its file as shipped")
+    reset = verbs.add_parser("reset", help="start an exercise again: restore its file as shipped",
+                             description="Put an exercise file back as shipped. What it held is kept in the "
+                             "history first: gbcheck history ID --restore N brings it back.")
     reset.add_argument("id")
+
+    history = verbs.add_parser(
+        "history", help="every checked version of an exercise file, and a way back to any of them",
+        description="Each check of an exercise file in your workspace keeps that version (when it changed) "
+        "in .gbcheck/history/, with its verdict. List them, print one, or put one back; putting one back "
+        "keeps the current file as a version too, so nothing is lost either way.")
+    history.add_argument("id")
+    shown = history.add_mutually_exclusive_group()
+    shown.add_argument("--show", type=int, metavar="N", help="print version N")
+    shown.add_argument("--restore", type=int, metavar="N", help="put version N back as the exercise file")
 
     verify = verbs.add_parser("verify", help="check the course itself: exercises fail as declared, solutions pass",
                               description="For course authors: grade every unmodified exercise (it must show its "
@@ -154,7 +164,46 @@ def _add_limits(parser: argparse.ArgumentParser) -> None:
                         help="memory a check process may add (default: 4096)")
 
 
+def _interrupted(signum, frame) -> None:
+    """Ctrl-C: stop every check process and leave at once, whatever the grader was doing.
+
+    Raising KeyboardInterrupt instead is not enough: it can land inside torch's import (which then
+    cannot be repeated: "cannot load module more than once per process") or in a handler that keeps
+    going, and the check runs on to its time limit."""
+    if os.getpid() != _GRADER_PID:  # a child forked a moment ago, before it set its own handler
+        os._exit(130)
+    try:
+        stop_all = getattr(sys.modules.get("checker.grading.sandbox"), "stop_all", None)  # None mid-import
+        if stop_all is not None:
+            stop_all()
+        os.write(2, b"\ngbcheck: interrupted\n")
+    finally:
+        os._exit(130)
+
+
+_GRADER_PID = os.getpid()
+
+
 def main(argv: list[str] | None = None) -> int:
+    global _GRADER_PID
+    previous = signal.getsignal(signal.SIGINT)
+    # Only over Python's own handler, in the main thread: a host with a handler of its own keeps it.
+    ours = previous is signal.default_int_handler and threading.current_thread() is threading.main_thread()
+    if ours:
+        _GRADER_PID = os.getpid()
+        signal.signal(signal.SIGINT, _interrupted)
+    try:
+        return _run(argv)
+    finally:
+        if ours:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _run(argv: list[str] | None) -> int:
+    from checker.course.manifest import ManifestError
+    from checker.course.resolver import CourseError
+    from checker.dynamo.torch_support import check_supported
+
     argv = sys.argv[1:] if argv is None else argv
     # Everything after `--` belongs to the diagnosed script (argparse mishandles `--` under subcommands).
     script_args = argv[argv.index("--") + 1:] if "--" in argv else []
@@ -163,6 +212,9 @@ def main(argv: list[str] | None = None) -> int:
     if refusal := check_supported():  # an unsupported torch: one sentence, before anything imports it
         print(refusal, file=sys.stderr)
         return 2
+    from checker.commands.instructor import cmd_grade, cmd_gradescope, cmd_gradescope_run, cmd_verify
+    from checker.commands.learner import (cmd_check, cmd_diagnose, cmd_hint, cmd_history, cmd_init, cmd_list,
+                                          cmd_overview, cmd_reset, cmd_watch)
     try:
         if args.verb == "init":
             return cmd_init(args.folder)
@@ -176,6 +228,8 @@ def main(argv: list[str] | None = None) -> int:
             return cmd_watch(args)
         if args.verb == "reset":
             return cmd_reset(args.id)
+        if args.verb == "history":
+            return cmd_history(args)
         if args.verb == "verify":
             return cmd_verify(args)
         if args.verb == "grade":
@@ -199,5 +253,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _version() -> str:
+    from checker.course.resolver import course_version
+
     installed = course_version()
     return "gbcheck (source tree)" if installed == "unknown" else f"gbcheck {installed}"

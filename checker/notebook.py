@@ -29,6 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from checker.course.resolver import chapter_link
 from checker.display import course_display
 from checker.dynamo.torch_support import check_supported
 from checker.grading.report import CheckResult, Report, render_text
@@ -61,11 +62,13 @@ class NotebookReport:
             f"{html.escape(c.message)}</li>" for c in sorted(r.checks, key=lambda c: c.status not in ("fail", "error")))
         extra = ""
         if r.status != "pass":
-            extra = (f"<p><b>Hint:</b> {html.escape(r.hint)}</p>"
-                     f"<p>Read: <a href='{html.escape(r.chapter)}.html'>{html.escape(r.chapter)}</a></p>")
+            extra = ((f"<p><b>Hint:</b> {html.escape(r.hint)}</p>" if r.hint else "")
+                     + f"<p>Read: <a href='{html.escape(chapter_link(r.chapter))}'>{html.escape(r.chapter)}</a></p>")
+        expected = f"<p><i>{html.escape(r.expected)}</i></p>" if r.expected else ""
         return (f"<div class='gbcheck-report' style='border-left:4px solid {colour};padding:0.3em 0.8em'>"
                 f"<p><b style='color:{colour}'>{verdict}</b> — <code>{html.escape(r.id)}</code> "
-                f"({r.points}/{r.max_points} points)</p><p>{html.escape(r.message)}</p><ul>{rows}</ul>{extra}</div>")
+                f"({r.points}/{r.max_points} points)</p>{expected}<p>{html.escape(r.message)}</p><ul>{rows}</ul>"
+                f"{extra}</div>")
 
 
 def check(exercise_id: str, solution: Callable[..., Any] | str | os.PathLike, timeout: float = 60.0) -> NotebookReport:
@@ -129,9 +132,7 @@ class _Grader:
         data = json.loads(line)
         if "problem" in data:
             return _error_report(exercise_id, path, f"The checker cannot grade this: {data['problem']}")
-        data["checks"] = tuple(CheckResult(**c) for c in data["checks"])
-        data["graph_breaks"] = tuple(data["graph_breaks"])
-        return Report(**data)
+        return Report.from_dict(data)
 
     def _start(self) -> None:
         self.stop()

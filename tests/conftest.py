@@ -2,9 +2,13 @@
 
 import pytest
 
+import os
+
 from checker.grading import sandbox
 
 sandbox.prepare()
+# No warm grader left behind by the many workspaces the tests make: the one test of it turns it on.
+os.environ["GBCHECK_WARM_GRADER"] = "0"
 
 
 @pytest.fixture(scope="session")

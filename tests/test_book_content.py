@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 import re
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -280,6 +283,32 @@ def test_toc_lists_every_chapter_under_the_ids_the_checker_uses():
     assert all(note.get("chapter") or note.get("docs") for note in notes.values())
 
 
+def test_exercise_files_are_numbered_in_the_book_order(manifest):
+    """The manifest (the order `gbcheck list` prints) follows the book's chapters, and each file is named
+    NN_<id>.py with NN its place in that order; solutions hold the same names (a variant's own fix adds a suffix)."""
+    order = [CHAPTERS.index(exercise["chapter"]) for exercise in manifest]
+    assert order == sorted(order), "the exercises are not listed in the book's chapter order"
+    files = [exercise["file"] for exercise in manifest]
+    named = [f"{number:02d}_{exercise['id'].replace('-', '_')}.py" for number, exercise in enumerate(manifest, 1)]
+    assert files == named
+    shipped = {path.name for path in (ROOT / "exercises").glob("[0-9]*.py")}
+    assert shipped == set(files)
+    for path in (ROOT / "solutions").glob("[0-9]*.py"):
+        assert path.name in files or any(path.name.startswith(name[:-3] + "_") for name in files), path.name
+    formerly = [old for exercise in manifest for old in exercise.get("formerly", [])]
+    assert not set(formerly) & set(files) and len(formerly) == len(set(formerly))
+
+
+def test_chapter_titles_are_the_notebooks_headings():
+    """`gbcheck list` names each exercise's chapter by the manifest's [chapters] table: the book's own titles."""
+    titles = tomllib.loads((ROOT / "exercises" / "exercises.toml").read_text(encoding="utf-8"))["chapters"]
+    assert list(titles) == CHAPTERS
+    for chapter, title in titles.items():
+        headings = [line for cell in load(chapter)["cells"] if cell["cell_type"] == "markdown"
+                    for line in source(cell).splitlines() if line.startswith("# ")]
+        assert headings[:1] == [f"# {title}"], chapter
+
+
 def breaks_the_course_shows(manifest: list[dict]) -> dict[str, set[str]]:
     """Every GB id a reader meets, with the chapters that show it: stored outputs of every chapter (the
     capstone's included), and each exercise's expected break (its variants' too), under its chapter."""
@@ -350,7 +379,8 @@ def test_notebook_starts_with_the_setup_cell(chapter):
     tags = first.get("metadata", {}).get("tags", [])
     source = "".join(first["source"])
     assert first["cell_type"] == "code" and "course-setup" in tags and "remove-cell" in tags
-    assert '"pip", "install", "-q", "graph-break-course"' in source and "torch==" in source
+    assert '"pip", "install", "-q", source' in source and "torch==" in source
+    assert '("graph-break-course", f"graph-break-course @ git+{REPOSITORY}")' in source  # index, then repository
     assert not first["outputs"], "the setup cell prints nothing where the course is installed"
     assert source == "".join(load(CHAPTERS[0])["cells"][0]["source"]), "every chapter has the same setup cell"
 
@@ -573,3 +603,21 @@ def test_pytest_runs_strict_nbval_over_the_book_and_keeps_the_checker_tests():
     assert "--nbval" in addopts and not any("lax" in option for option in addopts)
     sanitize = next(o for o in addopts if o.startswith("--nbval-sanitize-with="))
     assert (ROOT / sanitize.split("=", 1)[1]).exists()
+
+
+def test_the_setup_cell_names_the_real_cause_when_it_cannot_install(tmp_path):
+    """Run by a Python without the course, with no package index and no network (real pip, real git):
+    it says what pip said for each source, not that torch is to blame."""
+    subprocess.run([str(Path(sys.base_prefix) / "bin" / "python3"), "-m", "venv", str(tmp_path / "venv")], check=True)
+    python = tmp_path / "venv" / "bin" / "python"  # a fresh one: no course, no torch
+    (tmp_path / "empty").mkdir()
+    env = dict(os.environ, PIP_NO_INDEX="1", PIP_FIND_LINKS=str(tmp_path / "empty"), GIT_ALLOW_PROTOCOL="file",
+               PIP_DISABLE_PIP_VERSION_CHECK="1")
+    done = subprocess.run([str(python), "-c", source(load(CHAPTERS[0])["cells"][0])], capture_output=True,
+                          text=True, env=env, timeout=300, cwd=tmp_path)
+    said = done.stdout
+    assert said.startswith("Could not install the course.")
+    assert "graph-break-course: ERROR: Could not find a version that satisfies the requirement" in said
+    assert "graph-break-course @ git+https://github.com/graph-break-course/graph-break-course: fatal: transport" in said
+    assert "#learning-on-your-own-machine" in said and "torch" not in said.split("\n")[0]
+

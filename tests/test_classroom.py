@@ -161,8 +161,9 @@ assert not leaked, leaked
 ''' + FIXED
     (submissions / "b-snoop" / COND.file).write_text(snoop)
     grade_class(submissions, out, parallel=2, limits=LIMITS)
-    snooped = statuses(json.loads((out / "b-snoop" / "results.json").read_text()))
-    assert snooped[COND.id] == "pass"
+    feedback = (out / "b-snoop" / "feedback.md").read_text()
+    assert "✓ eager-runs" in feedback  # every read was refused: the snoop's own assert held
+    assert "✗ writes-confined" in feedback and "grades.csv" in feedback  # the write was refused, and said
     assert "b-snoop,10,10" not in (out / "grades.csv").read_text()
 
 
@@ -225,3 +226,20 @@ def test_gradescope_autograder_runs_in_a_gradescope_layout(tmp_path):
     got = statuses(results)
     assert got[COND.id] == "pass" and got[ITEM.id] == "fail" and results["score"] == 10
     assert sum(status == "not submitted" for status in got.values()) == len(got) - 2
+
+
+def test_a_submission_from_an_older_workspace_is_found_under_its_former_file_names(tmp_path):
+    """Files a student's workspace had before the exercises were numbered in the book's order are collected."""
+    from checker.classroom.grade import collect
+    from checker.course.manifest import load_exercises
+
+    exercises = load_exercises(apply_variants=False)
+    moved = next(ex for ex in exercises if ex.id == "online-normalize")
+    old = moved.formerly[0]
+    (tmp_path / "submissions" / "olga-old-names").mkdir(parents=True)
+    (tmp_path / "submissions" / "olga-old-names" / old).write_text("# olga's work\n")
+    with zipfile.ZipFile(tmp_path / "submissions" / "pat-zipped.zip", "w") as bundle:
+        bundle.writestr(f"graph-breaks/exercises/{old}", "# pat's work\n")
+    olga, pat = collect(tmp_path / "submissions", exercises, tmp_path / "staging")
+    for student, text in ((olga, "# olga's work\n"), (pat, "# pat's work\n")):
+        assert list(student.files) == [moved.id] and student.files[moved.id].read_text() == text

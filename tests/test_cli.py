@@ -138,3 +138,52 @@ def test_watch_regrades_on_save(tmp_path):
         assert any(l.startswith("PASSED") for l in lines)
     finally:
         watcher.kill()
+
+
+def test_list_shows_each_exercise_under_its_chapter_title(gbcheck):
+    done = gbcheck("list")
+    assert done.returncode == 0
+    lines = done.stdout.splitlines()
+    exercises = load_exercises()
+    assert [line.split()[0] for line in lines] == [ex.id for ex in exercises]
+    for line, ex in zip(lines, exercises):
+        assert ex.chapter_title and f" {ex.chapter_title} " in line, line
+    assert "Recompilations" in next(l for l in lines if l.startswith("online-normalize "))
+    records = json.loads(gbcheck("list", "--json").stdout)
+    assert [r["chapter_title"] for r in records] == [ex.chapter_title for ex in exercises]
+
+
+def test_a_workspace_with_the_file_names_of_an_earlier_version_keeps_its_work(tmp_path):
+    """A workspace made when online-normalize was 19_running_mean_norm.py: the learner's file is renamed on use,
+    with a line saying so, and a file whose new name is taken is left as it is."""
+    env = dict(os.environ, GBCHECK_PROGRESS=str(tmp_path / "progress.json"), NO_COLOR="1")
+    env.pop("GBCHECK_WORKSPACE", None)
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "checker", *args], capture_output=True, text=True,
+                              cwd=workspace, env=env, timeout=300)
+
+    workspace = tmp_path
+    assert run("init", "ws").returncode == 0
+    workspace = tmp_path / "ws"
+    folder = workspace / "exercises"
+    by_id = {ex.id: ex for ex in load_exercises()}
+    current, old = by_id["online-normalize"].file, "19_running_mean_norm.py"
+    assert old in by_id["online-normalize"].formerly
+    mine = (folder / current).read_text() + "\n# my work so far\n"
+    (folder / current).unlink()
+    (folder / old).write_text(mine)
+    taken = by_id["mask-where"]  # an old copy beside a file that already has the new name
+    stale = next(name for name in taken.formerly)
+    (folder / stale).write_text("# an old copy\n")
+    shipped = (folder / taken.file).read_text()
+
+    done = run("hint", "online-normalize")
+    assert done.returncode == 0, done.stderr
+    assert (folder / current).read_text() == mine and not (folder / old).exists()
+    said = [line for line in done.stderr.splitlines() if "renamed" in line]
+    assert said == [f"gbcheck: renamed exercises/{old} to exercises/{current}, its name in this version of the "
+                    "course (exercise online-normalize)"]
+    assert (folder / stale).read_text() == "# an old copy\n" and (folder / taken.file).read_text() == shipped
+    again = run("hint", "online-normalize")
+    assert "renamed" not in again.stderr and (folder / current).read_text() == mine

@@ -160,6 +160,32 @@ inputs = [{{ args = [1] }}]
         load_exercises(course)
 
 
+@pytest.mark.parametrize("formerly", ['["../01_cat_bug.py"]', '["notes.txt"]', '"19_running_mean_norm.py"'])
+def test_a_former_file_name_is_a_plain_name_in_the_exercises_folder(tmp_path, formerly):
+    """A workspace's old-named file is renamed on use: a former name must not reach outside its folder."""
+    import dataclasses
+
+    from checker.course.manifest import ManifestError
+    from checker.course.resolver import find_course
+
+    (tmp_path / "exercises.toml").write_text(f"""
+[[exercise]]
+id = "x"
+title = "x"
+file = "01_cat_bug.py"
+formerly = {formerly}
+entry = "f"
+chapter = "recompilations"
+category = "recompilations"
+points = 1
+hints = ["a hint"]
+inputs = [{{ args = [1] }}]
+max_compilations = 2
+""", encoding="utf-8")
+    course = dataclasses.replace(find_course(), manifest_path=tmp_path / "exercises.toml")
+    with pytest.raises(ManifestError, match="formerly must list plain file names"):
+        load_exercises(course)
+
 def test_the_replay_rebuilds_a_graph_that_passes_a_list():
     """fx hands `torch.cat([a, b])` its list as an immutable_list: the grader's record must keep it a list."""
     import torch

@@ -190,10 +190,11 @@ def test_an_oversized_result_is_refused_not_buffered():
 
 
 def test_a_hang_in_a_later_mode_keeps_the_earlier_verdicts(tmp_path):
-    mark = tmp_path / "imported-once"
     path = tmp_path / "second-import-hangs.py"  # every mode imports the file afresh: eager first
-    path.write_text(f"import os\nif os.path.exists({str(mark)!r}):\n    while True:\n        pass\n"
-                    f"open({str(mark)!r}, 'w').close()\n" + find_exercise("cond-on-input").solution_path.read_text())
+    # The mark goes in the check's scratch folder (TMPDIR), the one place a checked file may write.
+    path.write_text("import os, tempfile\nmark = os.path.join(tempfile.gettempdir(), 'imported-once')\n"
+                    "if os.path.exists(mark):\n    while True:\n        pass\n"
+                    "open(mark, 'w').close()\n" + find_exercise("cond-on-input").solution_path.read_text())
     report = check_file(find_exercise("cond-on-input"), path, Limits(timeout=3))
     checks = {check.name: check for check in report.checks}
     assert checks["eager-runs"].status == PASS and checks["eager-matches"].status == PASS

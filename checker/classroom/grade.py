@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from checker.course import draws
-from checker.course.manifest import Exercise, load_exercises
+from checker.course.manifest import Exercise, by_file_name, load_exercises
 from checker.course.resolver import BOOK_URL
 from checker.dynamo import engine
 from checker.grading import sandbox
@@ -65,7 +65,7 @@ def collect(submissions: Path, exercises: list[Exercise], staging: Path) -> list
     """One Student per folder or .zip in `submissions`, with copies of their exercise files in `staging`."""
     if not submissions.is_dir():
         raise FileNotFoundError(f"{submissions} is not a folder of student submissions")
-    by_file = {ex.file: ex for ex in exercises}
+    by_file = by_file_name(exercises)
     students = []
     for number, entry in enumerate(sorted(submissions.iterdir())):
         if entry.name.startswith("."):

@@ -18,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from checker.classroom.grade import FIRST_STUDENT_UID, Student, files_in_folder, gradescope_results, stage
-from checker.course.manifest import load_exercises
+from checker.course.manifest import by_file_name, load_exercises
 from checker.course.resolver import CLONE, CourseError, find_course
 from checker.grading import sandbox
 from checker.grading.strict import check_file
@@ -80,7 +80,7 @@ def grade_one_submission(submission: Path, results: Path, limits: sandbox.Limits
         student = Student(name="submission", files={}, uid=FIRST_STUDENT_UID)
         found = {}
         if submission.is_dir():
-            found = files_in_folder(submission, {ex.file: ex for ex in exercises})
+            found = files_in_folder(submission, by_file_name(exercises))
         else:
             student.problem = f"no submission folder at {submission}"
         stage(student, found, Path(staging) / "files")

@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from checker.commands.common import grade, sandbox_limits, seed_from
+from checker.commands.common import grade, grade_and_keep, sandbox_limits, seed_from
 from checker.course.manifest import Exercise, find_exercise, load_exercises
 from checker.course.progress import Progress, file_digest
 from checker.course.resolver import Course, find_course
@@ -34,14 +34,20 @@ def cmd_list(as_json: bool) -> int:
         print(json.dumps([exercise_record(ex, course) for ex in exercises], indent=2))
         return 0
     for ex in exercises:
-        print(f"{ex.id:28} {ex.category:19} {ex.title}" + (f"  (skipped: {ex.skip})" if ex.skip else ""))
+        print(f"{ex.id:28} {_chapter_column(ex, exercises)} {ex.title}" + (f"  (skipped: {ex.skip})" if ex.skip else ""))
     return 0
+
+
+def _chapter_column(ex: Exercise, exercises: list[Exercise]) -> str:
+    """The title of the exercise's chapter, padded to the longest among `exercises`."""
+    return ex.chapter_title.ljust(max(len(other.chapter_title) for other in exercises))
 
 
 def exercise_record(ex: Exercise, course: Course) -> dict:
     """The `list --json` object for one exercise (paths relative to the workspace or clone, else absolute)."""
     return {
         "id": ex.id, "title": ex.title, "category": ex.category, "chapter": ex.chapter,
+        "chapter_title": ex.chapter_title,
         "exercise": course.shown(ex.exercise_path),
         "solution": course.shown(ex.solution_path),
         "entry": ex.entry, "points": ex.points, "expected_break": ex.expected_break,
@@ -59,9 +65,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         find_course().require_editable(f"check {exercise.id}")
     path = args.file or exercise.exercise_path
     progress = Progress()
-    report = grade(exercise, path, sandbox_limits(args), progress.hints_shown(exercise.id), seed_from(args.seed))
     if args.file is None:
-        progress.remember(exercise.id, file_digest(path), report.status)
+        report = grade_and_keep(exercise, path, sandbox_limits(args), progress, seed_from(args.seed), warm=True)
+    else:  # a file of the learner's own choosing: neither their progress nor the exercise's history
+        report = grade(exercise, path, sandbox_limits(args), progress.hints_shown(exercise.id), seed_from(args.seed),
+                       warm=True)
     if args.json:
         print(json.dumps(report.to_dict(), indent=2))
     else:
@@ -90,11 +98,16 @@ def cmd_overview() -> int:
     progress = Progress()
     colour = use_colour()
     statuses = {}
-    stale = [ex for ex in exercises if progress.remembered_status(ex.id, file_digest(ex.exercise_path)) is None]
+    # A file as shipped is not done (`gbcheck verify` proves each shipped file fails): no check needed, so
+    # the overview of an untouched workspace is instant.
+    from checker.course.workspace import shipped_unchanged
+
+    untouched = shipped_unchanged(exercises, course)
+    stale = [ex for ex in exercises if progress.remembered_status(ex.id, file_digest(ex.exercise_path)) is None
+             and ex.id not in untouched]
     for number, ex in enumerate(stale, start=1):
         print(f"\rchecking {number}/{len(stale)}: {ex.id:40}", end="", file=sys.stderr, flush=True)
-        report = grade(ex, ex.exercise_path, sandbox_limits(), 0)
-        progress.remember(ex.id, file_digest(ex.exercise_path), report.status)
+        grade_and_keep(ex, ex.exercise_path, sandbox_limits(), progress)
     if stale:
         print("\r" + " " * 60 + "\r", end="", file=sys.stderr)
     for ex in exercises:
@@ -106,7 +119,7 @@ def cmd_overview() -> int:
         status = statuses[ex.id]
         mark = paint("✓", "pass", colour) if status == PASS else paint("-" if ex.skip else "·", "dim", colour)
         skipped = paint(f"  (skipped: {ex.skip})", "dim", colour) if ex.skip else ""
-        print(f" {mark} {ex.id:28} {paint(f'{ex.category:19}', 'dim', colour)} {ex.title}{skipped}")
+        print(f" {mark} {ex.id:28} {paint(_chapter_column(ex, exercises), 'dim', colour)} {ex.title}{skipped}")
     exercises = [ex for ex in exercises if not ex.skip]  # progress counts the exercises this torch can do
     bar = "#" * round(30 * done / max(len(exercises), 1))
     print(f"\n[{bar:30}] {done}/{len(exercises)} done, {points}/{sum(e.points for e in exercises)} points")
@@ -138,9 +151,10 @@ def cmd_watch(args: argparse.Namespace) -> int:
             digest = file_digest(path)
             if digest != seen:
                 seen = digest
-                report = grade(current, path, sandbox_limits(args), progress.hints_shown(current.id))
                 if args.file is None:
-                    progress.remember(current.id, digest, report.status)
+                    report = grade_and_keep(current, path, sandbox_limits(args), progress)
+                else:
+                    report = grade(current, path, sandbox_limits(args), progress.hints_shown(current.id))
                 print("\033[2J\033[H" if colour else "\n" + "-" * 100 + "\n", end="")
                 print(render_text(report, colour=colour, book_url=find_course().book_url), flush=True)
                 if report.status in (PASS, SKIP):
@@ -148,9 +162,14 @@ def cmd_watch(args: argparse.Namespace) -> int:
                     if args.file is not None or index + 1 == len(exercises):
                         print("\nDone." if args.file else "\nThat was the last exercise.", flush=True)
                         return 0
-                    current, seen = exercises[index + 1], None
+                    upcoming = exercises[index + 1]
+                    # The verdict stays on screen until the learner moves on (end of input moves on at once).
+                    print(paint(f"\nPress Enter for the next exercise, {upcoming.id} (Ctrl-C to stop).", "bold",
+                                colour), flush=True)
+                    sys.stdin.readline()
+                    current, seen = upcoming, None
                     path = current.exercise_path
-                    print(f"\nNext: {current.id}. Watching {_shown(path)}", flush=True)
+                    print(f"Next: {current.id}. Watching {_shown(path)}", flush=True)
                 else:
                     print(paint("\nwaiting for you to save the file…", "dim", colour), flush=True)
             time.sleep(args.interval)
@@ -163,9 +182,44 @@ def _shown(path: Path) -> str:
 
 
 def cmd_reset(exercise_id: str) -> int:
+    from checker.course.history import History
     from checker.course.workspace import reset_exercise
 
-    print(reset_exercise(find_exercise(exercise_id)))
+    exercise = find_exercise(exercise_id)
+    find_course().require_editable("reset")
+    kept = History().keep(exercise.id, exercise.exercise_path)  # the work being replaced stays restorable
+    print(reset_exercise(exercise))
+    if kept:
+        print(f"Your version before the reset is kept: gbcheck history {exercise.id} --restore {kept.number}")
+    return 0
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    from checker.course.history import History
+
+    exercise = find_exercise(args.id)
+    course = find_course()
+    course.require_editable("history")
+    history = History(course)
+    if args.show is not None:
+        sys.stdout.write(history.version(exercise.id, args.show).path.read_text(encoding="utf-8", errors="replace"))
+        return 0
+    if args.restore is not None:
+        version = history.restore(exercise.id, args.restore, exercise.exercise_path)
+        print(f"Restored version {version.number} ({version.saved}) of {course.shown(exercise.exercise_path)}; "
+              f"what was there is kept too (gbcheck history {exercise.id}).")
+        return 0
+    versions = history.versions(exercise.id)
+    if not versions:
+        print(f"No version of {exercise.id} has been checked yet: each `gbcheck check {exercise.id}` keeps one.")
+        return 0
+    colour = use_colour()
+    print(paint(f"Checked versions of {course.shown(exercise.exercise_path)}", "bold", colour))
+    for version in versions:
+        verdict = version.status or "not finished"
+        print(f"  {version.number:>3}  {version.saved.replace('T', ' ')[:19]}  {verdict:12} {version.lines} lines")
+    print(paint(f"\nSee one: gbcheck history {exercise.id} --show N    put one back: "
+                f"gbcheck history {exercise.id} --restore N", "dim", colour))
     return 0
 
 

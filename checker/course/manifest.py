@@ -8,13 +8,14 @@ and which folders are used is the course resolver's business (`checker.course`).
 
 from __future__ import annotations
 
+import sys
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from checker.course.contracts import Contract, ContractError, contract_from_table
-from checker.course.resolver import Course, find_course
+from checker.course.resolver import WORKSPACE, Course, find_course
 from checker.course.values import DTYPES, TENSOR_MAKERS, build_value
 
 CATEGORIES = ("incorrect-code", "data-dependent", "printing-logging", "dynamic-shapes", "untraceable-calls",
@@ -80,6 +81,9 @@ class Exercise:
     # Changes to the solution that still pass, each (mutant, why): "delete: <its line>" or "unwrap: <its
     # line>" (see checker/grading/mutation.py) and the one-line reason no check needs that statement.
     equivalent: tuple[tuple[str, str], ...] = ()
+    # Names its file had in earlier versions of the course: a workspace made by one is renamed on use.
+    formerly: tuple[str, ...] = ()
+    chapter_title: str = ""  # the chapter's title as the book heads it, from the manifest's [chapters] table
     # Where its files are, set by load_exercises from the course it was loaded for.
     exercise_path: Path = Path()  # the learner's copy (what `gbcheck check ID` grades)
     original_path: Path = Path()  # the file as shipped (what `reset` restores and `verify` checks)
@@ -155,9 +159,29 @@ def load_exercises(course: Course | None = None, apply_variants: bool = True) ->
     duplicated = sorted({i for i in ids if ids.count(i) > 1})
     if duplicated:
         raise ManifestError(f"{path}: duplicate exercise ids: {', '.join(duplicated)}")
+    titles = data.get("chapters", {})
+    exercises = [replace(ex, chapter_title=str(titles.get(ex.chapter, ex.chapter))) for ex in exercises]
     if apply_variants:
         exercises = [for_installed_torch(ex) for ex in exercises]
-    return [_located(ex, course) for ex in exercises]
+    exercises = [_located(ex, course) for ex in exercises]
+    if course.kind == WORKSPACE:
+        _adopt_former_names(exercises, course)
+    return exercises
+
+
+def _adopt_former_names(exercises: list[Exercise], course: Course) -> None:
+    """Rename a workspace's files that still have a name from an earlier version of the course.
+
+    A workspace made before the files were renumbered holds the learner's work under the old names; the
+    file is renamed only where the new name is free, so nothing the learner wrote is overwritten.
+    """
+    for exercise in exercises:
+        for old_name in exercise.formerly:
+            old = course.exercises_dir / old_name
+            if old.is_file() and not exercise.exercise_path.exists():
+                old.rename(exercise.exercise_path)
+                print(f"gbcheck: renamed {course.shown(old)} to {course.shown(exercise.exercise_path)}, "
+                      f"its name in this version of the course (exercise {exercise.id})", file=sys.stderr)
 
 
 def find_exercise(exercise_id: str, exercises: list[Exercise] | None = None) -> Exercise:
@@ -172,9 +196,15 @@ def find_exercise(exercise_id: str, exercises: list[Exercise] | None = None) -> 
     return _named(exercise_id, exercises)
 
 
+def by_file_name(exercises: list[Exercise]) -> dict[str, Exercise]:
+    """Each exercise under its file's name and its former names (a submission from an older workspace)."""
+    return {name: ex for ex in exercises for name in (*ex.formerly, ex.file)}
+
+
 def _named(exercise_id: str, exercises: list[Exercise]) -> Exercise:
     for ex in exercises:
-        if exercise_id in (ex.id, ex.file, ex.file.removesuffix(".py")):
+        names = (ex.file, *ex.formerly)  # a file's name from an earlier version of the course still finds it
+        if exercise_id == ex.id or exercise_id in names or exercise_id in (n.removesuffix(".py") for n in names):
             return ex
     import difflib
 
@@ -192,7 +222,7 @@ def _located(exercise: Exercise, course: Course) -> Exercise:
 
 _REQUIRED = ("id", "title", "file", "entry", "chapter", "category", "points", "hints", "inputs")
 _OPTIONAL = ("expected_break", "fails_eagerly", "allowed_config", "rtol", "atol", "task", "forbidden_ops",
-             "opaque_calls", "max_compilations", "variant", "contract", "equivalent")
+             "opaque_calls", "max_compilations", "variant", "contract", "equivalent", "formerly")
 # The checks every exercise has: a contract cannot take one of their names.
 BUILT_IN_CHECKS = ("eager-runs", "eager-matches", "fullgraph-compiles", "no-graph-breaks", "compiled-matches",
                    "nothing-switched-off", "no-recompilation", "replay-matches")
@@ -215,6 +245,10 @@ def _exercise_from_table(table: dict[str, Any]) -> Exercise:
     if not table.get("expected_break") and not limit:
         raise ManifestError(f"exercise {name}: needs expected_break (the GB id the unfixed file shows) or "
                             "max_compilations (for an exercise about recompilation)")
+    formerly = table.get("formerly", [])
+    if not isinstance(formerly, list) or not all(
+            isinstance(old, str) and old.endswith(".py") and Path(old).name == old for old in formerly):
+        raise ManifestError(f"exercise {name}: formerly must list plain file names ending in .py, not {formerly!r}")
     inputs = tuple(_input_from_table(name, case) for case in table["inputs"])
     if not inputs:
         raise ManifestError(f"exercise {name}: needs at least one input")
@@ -227,7 +261,7 @@ def _exercise_from_table(table: dict[str, Any]) -> Exercise:
               if key in table and key not in ("variant", "contract", "equivalent")}
     fields.update(hints=tuple(table["hints"]), inputs=inputs, expected_break=table.get("expected_break", ""),
                   allowed_config=tuple(table.get("allowed_config", ())),
-                  forbidden_ops=tuple(table.get("forbidden_ops", ())),
+                  forbidden_ops=tuple(table.get("forbidden_ops", ())), formerly=tuple(formerly),
                   variants=tuple(_variant_from_table(name, variant) for variant in table.get("variant", ())),
                   contracts=contracts, equivalent=equivalent)
     return Exercise(**fields)

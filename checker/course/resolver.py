@@ -56,8 +56,10 @@ class Course:
 
     @property
     def book_url(self) -> str:
-        """Where chapters are read: "" in a clone (its own book/ folder), else the published book."""
-        return "" if self.kind == CLONE else BOOK_URL
+        """Where chapters are read: a clone's own built book where it has one (`scripts/course.sh` builds it
+        into _build/html), else the published book."""
+        built = self.root / "_build" / "html" if self.kind == CLONE and self.root else None
+        return built.as_uri() + "/" if built and (built / "index.html").is_file() else BOOK_URL
 
     def chapter_link(self, chapter: str) -> str:
         return chapter_link(chapter, self.book_url)
@@ -79,8 +81,9 @@ class Course:
 
 
 def chapter_link(chapter: str, book_url: str = "") -> str:
-    """Where to read a chapter: its page of the published book at `book_url`, else the clone's notebook."""
-    return f"{book_url.rstrip('/')}/{chapter}.html" if book_url else f"book/{chapter}.ipynb"
+    """Where to read a chapter: its page of the book at `book_url` (default: the published book), a link
+    that opens from anywhere, a workspace or a notebook outside the book included."""
+    return f"{(book_url or BOOK_URL).rstrip('/')}/{chapter}.html"
 
 
 def find_course(start: str | os.PathLike | None = None) -> Course:

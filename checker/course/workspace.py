@@ -48,6 +48,10 @@ def create_workspace(folder: Path) -> list[Exercise]:
     folder = folder.expanduser().absolute()
     if (folder / WORKSPACE_MARKER).exists():
         raise CourseError(f"{folder} is already a course workspace: cd into it and run `gbcheck`.")
+    enclosing = next((parent for parent in folder.parents if (parent / WORKSPACE_MARKER).is_file()), None)
+    if enclosing is not None:  # a workspace inside another: its files would be two courses' at once
+        raise CourseError(f"{folder} is inside the workspace {enclosing}: run gbcheck there, or make a new "
+                          "workspace outside it (gbcheck init DIR).")
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
         raise CourseError(f"{folder} already exists and is not empty; choose a new folder: gbcheck init DIR")
     course = packaged_course()
@@ -92,3 +96,22 @@ def reset_exercise(exercise: Exercise, course: Course | None = None) -> str:
     exercise.exercise_path.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(exercise.original_path, exercise.exercise_path)
     return f"Restored {shown} as shipped with the course."
+
+
+def shipped_unchanged(exercises: list[Exercise], course: Course | None = None) -> set[str]:
+    """The ids whose exercise file is still as shipped: equal to the packaged original in a workspace, as
+    last committed in a clone (one `git status`; none when git cannot tell)."""
+    course = course or find_course()
+    if course.kind != CLONE:
+        return {ex.id for ex in exercises
+                if ex.exercise_path.is_file() and ex.exercise_path.read_bytes() == ex.original_path.read_bytes()}
+    try:
+        done = subprocess.run(["git", "-C", str(course.root), "status", "--porcelain", "--", "exercises"],
+                              capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return set()
+    if done.returncode != 0:
+        return set()
+    changed = {line[3:].split(" -> ")[-1].strip() for line in done.stdout.splitlines()}  # a rename: its new name
+    return {ex.id for ex in exercises if course.shown(ex.exercise_path) not in changed and ex.exercise_path.is_file()}
+

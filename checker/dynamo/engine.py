@@ -12,10 +12,8 @@ it sees every break that inductor would, in a fraction of the time.
 from __future__ import annotations
 
 import contextlib
-import linecache
 import logging
 import os
-import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
@@ -25,7 +23,11 @@ import torch._dynamo
 from torch._dynamo import eval_frame as _eval_frame
 from torch._dynamo import exc as _dynamo_exc
 
-from checker.dynamo import registry, torch_support
+from checker.dynamo import frames, registry, torch_support
+from checker.dynamo.frames import entry_frame as _entry_frame
+from checker.dynamo.frames import is_own_code, is_user_file  # noqa: F401 - part of the engine's interface
+from checker.dynamo.frames import source_line as _source_line
+from checker.dynamo.frames import user_location as _user_location
 
 MODES = ("eager", "default", "fullgraph")
 
@@ -90,6 +92,7 @@ class CallError:
     source_line: str = ""
     gb_id: str | None = None
     gb_type: str | None = None
+    cause: str = ""  # the ordinary exception torch raised this one around, in a line ("" when none)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -341,70 +344,15 @@ def _earlier_breaks(exc: BaseException | None) -> tuple[tuple[str | None, str, s
     return tuple(reversed(found))
 
 
-def _entry_frame(real_stack) -> tuple[str, int, str]:
-    """The innermost frame of the user's own code, over the Python stack that led into Dynamo and the
-    stack Dynamo was tracing: for a break deep in a library, the user's call that led there."""
-    above = []
-    for frame in traceback.extract_stack():
-        if frame.filename.startswith(_DYNAMO_DIR):
-            break
-        above.append(frame)
-    for frame in reversed(above + list(real_stack or [])):
-        if is_own_code(frame.filename):
-            return (frame.filename, frame.lineno or 0, _source_line(frame.filename, frame.lineno))
-    return ("", 0, "")
-
-
 def call_error(err: BaseException, focus_file: str | None) -> CallError:
     gb_type = torch_support.gb_type_of(err) if isinstance(err, _Unsupported) else None
-    stack = getattr(err, "real_stack", None) if gb_type else None
-    if not stack:
-        stack = traceback.extract_tb(err.__traceback__)
-    filename, line, _ = _user_location(stack, focus_file, (None, None, ""))
+    filename, line = frames.error_location(err, focus_file)  # never a line of torch's own
     message = str(err)
     if gb_type:  # torch's message starts with the type; its first line is enough here
         message = torch_support.message_parts(err)[1] or message.splitlines()[0]
     return CallError(type=type(err).__name__, message=message, filename=filename, line=line,
-                     source_line=_source_line(filename, line) if filename else "",
-                     gb_id=registry.gb_id_for(gb_type) if gb_type else None, gb_type=gb_type)
-
-
-_TORCH_DIR = os.path.dirname(torch.__file__)
-_STDLIB_DIR = os.path.dirname(os.__file__)
-_CHECKER_DIR = os.path.dirname(__file__)
-_DYNAMO_DIR = os.path.dirname(_eval_frame.__file__)
-_INSTALLED_MARKERS = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}")
-
-
-def is_user_file(filename: str | None) -> bool:
-    return bool(filename) and not filename.startswith((_TORCH_DIR, _STDLIB_DIR, _CHECKER_DIR)) and "<frozen" not in filename
-
-
-def is_own_code(filename: str | None) -> bool:
-    """Code the user wrote: outside torch, the standard library, this checker and installed packages."""
-    return is_user_file(filename) and not any(marker in filename for marker in _INSTALLED_MARKERS)
-
-
-def _user_location(stack, focus_file, fallback):
-    """(filename, line, function) of the frame a learner should look at.
-
-    The innermost frame in `focus_file` when given, else the innermost frame outside torch and the
-    standard library, else `fallback` (the frame Dynamo was tracing).
-    """
-    frames = [(f.filename, f.lineno, f.name) for f in (stack or [])]
-    if focus_file:
-        focus = os.path.realpath(focus_file)
-        in_focus = [f for f in frames if f[0] and os.path.realpath(f[0]) == focus]
-        if in_focus:
-            return in_focus[-1]
-    outside = [f for f in frames if is_user_file(f[0])]
-    if outside:
-        return outside[-1]
-    return frames[-1] if frames else fallback
-
-
-def _source_line(filename: str | None, line: int | None) -> str:
-    return linecache.getline(filename, line).strip() if filename and line else ""
+                     source_line=_source_line(filename, line), gb_id=registry.gb_id_for(gb_type) if gb_type else None,
+                     gb_type=gb_type, cause=frames.wrapped_cause(err))
 
 
 def _op_name(node: torch.fx.Node) -> str:

@@ -44,9 +44,13 @@ class CourseNote:
 
 @lru_cache(maxsize=1)
 def _torch_registry() -> dict[str, list[dict]]:
-    import torch._dynamo
+    import importlib.util
 
-    path = Path(torch._dynamo.__file__).with_name("graph_break_registry.json")
+    # Found without importing torch (seconds): `gbcheck list` reads it for the manifest's variants.
+    spec = importlib.util.find_spec("torch")
+    if spec is None or not spec.origin:
+        return {}
+    path = Path(spec.origin).parent / "_dynamo" / "graph_break_registry.json"
     try:
         return torch_support.repaired_registry(json.loads(path.read_text(encoding="utf-8")))
     except (OSError, ValueError):  # an older torch without the registry: ids are then unknown

@@ -19,11 +19,16 @@ This module imports torch only inside functions: `check_supported` runs before a
 from __future__ import annotations
 
 import inspect
+import json
+import os
 import re
 import sys
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 OLDEST = (2, 8)  # the oldest release the checker is tested on (see scripts/compat.sh)
@@ -50,7 +55,22 @@ def check_supported(version: str | None = ...) -> str | None:  # type: ignore[as
         supported = OLDEST <= _release(version) <= NEWEST
     except ValueError:
         supported = False
-    return None if supported else f"gbcheck needs {wanted}, but this Python has torch {version}: {fix}."
+    if not supported:
+        return f"gbcheck needs {wanted}, but this Python has torch {version}: {fix}."
+    return _missing_dependency()
+
+
+def _missing_dependency() -> str | None:
+    """One sentence for a package the course declares that this Python lacks (an install with --no-deps, say);
+    without it, an exercise's reference fails deep inside a check."""
+    import importlib.util
+
+    try:
+        found = importlib.util.find_spec("numpy") is not None
+    except (ImportError, ValueError):
+        found = False
+    return None if found else (f"gbcheck needs numpy, which is not installed in this Python ({sys.executable}): "
+                               "pip install numpy")
 
 
 def torch_before(release: str) -> bool:
@@ -67,8 +87,59 @@ def _release(version: str) -> tuple[int, int]:
 
 # --- names that differ between releases -------------------------------------------------------------
 
+@lru_cache(maxsize=None)
 def has_feature(dotted: str) -> bool:
-    """Whether the installed torch has this attribute, e.g. "torch._dynamo.config.ignore_logging_functions"."""
+    """Whether the installed torch has this attribute, e.g. "torch._dynamo.config.ignore_logging_functions".
+
+    Remembered on disk per torch installation (see `_FeatureCache`): finding out imports torch, seconds
+    that `gbcheck list` and the overview would otherwise spend on every run."""
+    cache = _FeatureCache()
+    known = cache.get(dotted)
+    if known is None:
+        known = _look_for_feature(dotted)
+        cache.put(dotted, known)
+    return known
+
+
+class _FeatureCache:
+    """`has_feature`'s answers, in the user's cache folder, for one torch installation: its version and
+    its dist-info folder (path and time, which a reinstall changes). Unreadable or unwritable: no cache."""
+
+    def __init__(self) -> None:
+        self.path = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gbcheck" / "torch-features.json"
+        try:
+            info = metadata.distribution("torch")._path  # type: ignore[attr-defined]
+            self.key = f"{info.resolve()}|{info.stat().st_mtime_ns}|{torch_version()}"
+        except (metadata.PackageNotFoundError, AttributeError, OSError):
+            self.key = ""
+
+    def _load(self) -> dict[str, Any]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) and data.get("key") == self.key else {}
+
+    def get(self, dotted: str) -> bool | None:
+        found = self._load().get("features", {}).get(dotted) if self.key else None
+        return found if isinstance(found, bool) else None
+
+    def put(self, dotted: str, value: bool) -> None:
+        if not self.key or os.environ.get("GBCHECK_CONFINED"):  # a checked process writes nothing here
+            return
+        data = self._load() or {"key": self.key, "features": {}}
+        data.setdefault("features", {})[dotted] = value
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".features-")
+            with os.fdopen(handle, "w", encoding="utf-8") as stream:
+                json.dump(data, stream)
+            os.replace(temporary, self.path)
+        except OSError:
+            pass
+
+
+def _look_for_feature(dotted: str) -> bool:
     import importlib
 
     parts = dotted.split(".")

@@ -45,6 +45,7 @@ class Report:
     chapter: str = ""  # the book page to read
     output: str = ""  # what the file printed (stdout and stderr), for the learner's eyes only
     seed: str = ""  # the check's seed ("TRIAL-REPLAY"): `gbcheck check --seed` draws the same inputs again
+    expected: str = ""  # one line when the file fails as the manifest declares the unfixed exercise does
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -60,7 +61,16 @@ class Report:
             "chapter": self.chapter,
             "output": self.output,
             "seed": self.seed,
+            "expected": self.expected,
         }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Report:
+        """The report `to_dict` gave (from a grader process); unknown keys are dropped."""
+        known = {name: data[name] for name in cls.__dataclass_fields__ if name in data}
+        known["checks"] = tuple(CheckResult(**check) for check in known.get("checks", ()))
+        known["graph_breaks"] = tuple(known.get("graph_breaks", ()))
+        return cls(**known)
 
     @property
     def failing(self) -> list[CheckResult]:
@@ -88,6 +98,8 @@ def render_text(report: Report, colour: bool = False, book_url: str = "") -> str
     verdict = {PASS: "PASSED", FAIL: "NOT YET", ERROR: "ERROR", SKIP: "SKIPPED"}[report.status]
     lines.append(paint(f"{verdict}  {report.id}", report.status, colour)
                  + paint(f"  ({report.points}/{report.max_points} points, {report.file})", "dim", colour))
+    if report.expected:
+        lines.append(paint(report.expected, "title", colour))
     lines.append("")
     lines.append(_wrap(report.message))
     lines.append("")

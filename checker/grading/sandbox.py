@@ -25,6 +25,7 @@ import io
 import os
 import resource
 import select
+import shutil
 import signal
 import sys
 import tempfile
@@ -35,6 +36,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import torch
+
+from checker.grading.confine import confine
+from checker.grading.limits import Limits  # noqa: F401 - part of this module's interface (sandbox.Limits)
 
 _LENGTH_BYTES = 8  # each result is sent as its length, then its torch.save archive
 _MAX_RESULT_BYTES = 64 * 1024 * 1024  # larger is no check's result: the child is stopped
@@ -49,15 +53,6 @@ torch.save(torch.zeros(1), io.BytesIO())
 # (triton's, loaded by CUDA builds of torch 2.15, prints hundreds of "nanobind: leaked" lines on stderr).
 # Children leave with os._exit and never run it.
 atexit.register(gc.unfreeze)
-
-
-@dataclass(frozen=True)
-class Limits:
-    """What one job may use."""
-
-    timeout: float = 60.0  # wall-clock seconds
-    memory_mb: int = 4096  # address space the child may add beyond what it inherited from the grader
-    output_bytes: int = 256 * 1024  # printed output kept for the report
 
 
 @dataclass(frozen=True)
@@ -97,6 +92,17 @@ class Outcome:
                 "does the file call sys.exit(), os._exit() or close file descriptors?")
 
 
+_LIVE: dict[int, str | None] = {}  # every running child of this process: its scratch folder
+
+
+def stop_all() -> None:
+    """Kill every running child's process group and remove its scratch folder (Ctrl-C in the CLI)."""
+    for pid, scratch in list(_LIVE.items()):
+        _kill_group(pid)
+        if scratch:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
 def prepare() -> None:
     """Make this process safe to fork jobs from: one intra-op thread, set before any torch op."""
     torch.set_num_threads(1)
@@ -112,6 +118,9 @@ class Job:
     user: int | None = None
     workdir: str | None = None  # the child's working directory
     results: int = 1  # how many results `run` sends; each has Limits.timeout to arrive
+    # Writes confined to a scratch folder made for the job and removed after it (confine.py): what a check
+    # runs can lose none of the learner's files. Off only for a learner's own script (diagnose).
+    confine: bool = True
 
 
 @dataclass
@@ -120,6 +129,7 @@ class _Running:
     pidfd: int
     result_fd: int
     output_file: Any
+    scratch: str | None
     started: float
     deadline: float
     expected: int
@@ -165,6 +175,7 @@ def run_job(job: Job | Callable[[], Any], limits: Limits = Limits()) -> Outcome:
 def _start(job: Job, index: int, limits: Limits, others: list[_Running]) -> _Running:
     read_fd, write_fd = os.pipe()
     output_file = tempfile.TemporaryFile()
+    scratch = _scratch_folder(job) if job.confine else None
     sys.stdout.flush()
     sys.stderr.flush()
     pid = os.fork()
@@ -173,15 +184,23 @@ def _start(job: Job, index: int, limits: Limits, others: list[_Running]) -> _Run
         for other in others:  # another check's result pipe and output are none of this one's business
             for fd in (other.result_fd, other.pidfd, other.output_file.fileno()):
                 os.close(fd)
-        _child(job, write_fd, output_file.fileno(), limits)
+        _child(job, write_fd, output_file.fileno(), limits, scratch)
+    _LIVE[pid] = scratch
     os.close(write_fd)
     os.set_blocking(read_fd, False)
     now = time.monotonic()
     return _Running(pid=pid, pidfd=os.pidfd_open(pid), result_fd=read_fd, output_file=output_file,
-                    started=now, deadline=now + limits.timeout, expected=job.results, index=index)
+                    scratch=scratch, started=now, deadline=now + limits.timeout, expected=job.results, index=index)
 
 
-def _child(job: Job, result_fd: int, output_fd: int, limits: Limits) -> None:
+def _scratch_folder(job: Job) -> str:
+    folder = tempfile.mkdtemp(prefix="gbcheck-scratch-")
+    if job.user is not None and os.geteuid() == 0:
+        os.chown(folder, job.user, job.user)
+    return folder
+
+
+def _child(job: Job, result_fd: int, output_fd: int, limits: Limits, scratch: str | None) -> None:
     status = 0
     try:
         os.setpgid(0, 0)  # own process group: a timeout kills whatever the job started too
@@ -206,6 +225,9 @@ def _child(job: Job, result_fd: int, output_fd: int, limits: Limits) -> None:
             os.setgroups([])
             os.setgid(job.user)
             os.setuid(job.user)
+        if scratch is not None:
+            sys.dont_write_bytecode = True  # no cache of the learner's module for a later process to find
+            confine(scratch)
         result = job.run()
         for part in result if inspect.isgenerator(result) else (result,):
             _send(result_fd, part)
@@ -309,7 +331,10 @@ def _kill_group(pid: int) -> None:
 
 def _reap(child: _Running) -> int:
     _, status = os.waitpid(child.pid, 0)
+    _LIVE.pop(child.pid, None)
     os.close(child.pidfd)
+    if child.scratch:
+        shutil.rmtree(child.scratch, ignore_errors=True)
     return status
 
 

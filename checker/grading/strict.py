@@ -42,8 +42,9 @@ import torch
 from checker.course import draws
 from checker.course.manifest import Exercise
 from checker.dynamo import engine, registry
-from checker.grading import sandbox
+from checker.grading import advice, sandbox
 from checker.grading.audit import audit_here, run_audit
+from checker.grading.confine import writes_check
 from checker.grading.contracts import contract_checks
 from checker.grading.plain import output_difference
 from checker.grading.report import ERROR, FAIL, PASS, SKIP, CheckResult, Report
@@ -142,9 +143,9 @@ def check_file(exercise: Exercise, path: str | os.PathLike, limits: sandbox.Limi
 
 
 def error_report(exercise: Exercise, path: str, message: str) -> Report:
-    check = CheckResult("eager-runs", ERROR, message)
+    check = CheckResult("eager-runs", ERROR, message)  # no file to check: the exercise's hints do not apply
     return Report(id=exercise.id, status=ERROR, checks=(check,), graph_breaks=(), message=message,
-                  file=path, points=0, max_points=exercise.points, hint=exercise.hints[0], chapter=exercise.chapter)
+                  file=path, points=0, max_points=exercise.points, chapter=exercise.chapter)
 
 
 def skipped_report(exercise: Exercise, path: str) -> Report:
@@ -193,6 +194,7 @@ def _decide(exercise: Exercise, path: str, trials: Trials, ref: dict[str, Any], 
     checks.append(_breaks_check(trials))
     checks.append(_compiled_matches(exercise, trials, ref))
     checks.append(_tamper_check(trials))
+    checks += [c for c in (writes_check(trials.outcome.output),) if c]
     if exercise.max_compilations:
         checks.append(_recompile_check(exercise, trials, seed))
     checks.append(_replay_check(trials, audit))
@@ -204,12 +206,14 @@ def _decide(exercise: Exercise, path: str, trials: Trials, ref: dict[str, Any], 
 
     breaks = _graph_breaks(default, fullgraph)
     status = ERROR if any(c.status == ERROR for c in checks) else FAIL if any(c.status == FAIL for c in checks) else PASS
-    hint = exercise.hints[min(hint_level, len(exercise.hints) - 1)] if status != PASS else ""
+    payloads = {mode: trials.payload(mode) for mode in TRIAL_MODES}
+    hint = advice.hint_for(exercise, hint_level, payloads, trials.outcome, checks, breaks) if status != PASS else ""
     return Report(
         id=exercise.id, status=status, checks=tuple(checks), graph_breaks=tuple(breaks),
         message=_summary(exercise, status, checks, breaks), file=path,
         points=exercise.points if status == PASS else 0, max_points=exercise.points, hint=hint,
         chapter=exercise.chapter, output=_learner_output(trials), seed=str(seed or ""),
+        expected=advice.expected_note(exercise, payloads, checks, breaks) if status != PASS else "",
     )
 
 
@@ -239,8 +243,11 @@ def _problem(trials: Trials, mode: str) -> str | None:
 def _error_text(error: dict[str, Any]) -> str:
     where = f" at line {error['line']}" if error.get("line") else ""
     source = f" (`{error['source_line']}`)" if error.get("source_line") else ""
-    message = (error.get("message") or "").strip().splitlines()
-    return f"{error['type']}{where}{source}: {message[0] if message else ''}"
+    first = ((error.get("message") or "").strip().splitlines() or [""])[0]
+    cause = error.get("cause")  # what the user's code got wrong, under torch's wrapping
+    if cause:
+        first += f" {cause}" if first.endswith(":") else f" ({cause})"
+    return f"{error['type']}{where}{source}: {first}"
 
 
 def _fullgraph_check(trials: Trials) -> CheckResult:
@@ -273,13 +280,13 @@ def _breaks_check(trials: Trials) -> CheckResult:
                            f"default mode reported no graph break, but fullgraph=True stopped at "
                            f"{stopped.get('gb_id') or ''} {stopped['gb_type']}{_at(stopped)}: default mode ran that "
                            "part outside any graph (some torch releases skip such a frame without reporting it)")
+    if diagnosis["error"]:  # compilation stopped: nothing was switched off, whatever was captured
+        return CheckResult("no-graph-breaks", FAIL, f"default mode raised {_error_text(diagnosis['error'])}")
     ops = sum(len(graph["ops"]) for graph in diagnosis["graphs"])
     if ops == 0:
         return CheckResult("no-graph-breaks", FAIL,
                            "no graph with any operation was captured: the function's work ran outside "
                            "torch.compile (is it disabled, skipped or run under another stance?)")
-    if diagnosis["error"]:
-        return CheckResult("no-graph-breaks", FAIL, f"default mode raised {_error_text(diagnosis['error'])}")
     return CheckResult("no-graph-breaks", PASS,
                        f"zero graph breaks; {len(diagnosis['graphs'])} graph(s) with {ops} operation(s)")
 

@@ -36,7 +36,8 @@ WATCHED_MODULES = (
     "torch._dynamo.symbolic_convert", "torch._dynamo.output_graph", "torch._dynamo.utils",
     "torch._dynamo.exc", "torch._dynamo.trace_rules", "torch._dynamo.decorators", "torch.fx",
     "torch.testing", "builtins", "warnings", "logging", "io", "os",
-    "checker.dynamo.engine", "checker.course.manifest", "checker.course.values", "checker.course.draws",
+    "checker.dynamo.engine", "checker.dynamo.frames", "checker.course.manifest", "checker.course.values",
+    "checker.course.draws",
     "checker.grading.sandbox", "checker.grading.trial", "checker.grading.tamper", "checker.grading.replay",
     "checker.grading.allowed", "checker.grading.observe", "checker.grading.plain",
 )
