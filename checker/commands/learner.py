@@ -129,6 +129,11 @@ def cmd_overview() -> int:
         print(f"  edit {course.shown(upcoming.exercise_path)}, then run: gbcheck check {upcoming.id}")
     else:
         print(paint("\nEvery exercise passes. Well done!", "pass", colour))
+        return 0
+    from checker.commands import warm
+
+    if warm.enabled(course):  # the check that usually follows finds a grader warm (commands/warm.py)
+        warm.start(course)
     return 0
 
 

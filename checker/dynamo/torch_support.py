@@ -102,8 +102,11 @@ def has_feature(dotted: str) -> bool:
 
 
 class _FeatureCache:
-    """`has_feature`'s answers, in the user's cache folder, for one torch installation: its version and
-    its dist-info folder (path and time, which a reinstall changes). Unreadable or unwritable: no cache."""
+    """`has_feature`'s answers, in the user's cache folder, per torch installation: its version and its
+    dist-info folder (path and time, which a reinstall changes), so that several venvs share the file.
+    Unreadable or unwritable: no cache."""
+
+    _KEPT = 8  # installations remembered; the oldest is forgotten first
 
     def __init__(self) -> None:
         self.path = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gbcheck" / "torch-features.json"
@@ -113,22 +116,24 @@ class _FeatureCache:
         except (metadata.PackageNotFoundError, AttributeError, OSError):
             self.key = ""
 
-    def _load(self) -> dict[str, Any]:
+    def _load(self) -> dict[str, dict[str, bool]]:
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return {}
-        return data if isinstance(data, dict) and data.get("key") == self.key else {}
+        return {k: v for k, v in data.items() if isinstance(v, dict)} if isinstance(data, dict) else {}
 
     def get(self, dotted: str) -> bool | None:
-        found = self._load().get("features", {}).get(dotted) if self.key else None
+        found = self._load().get(self.key, {}).get(dotted) if self.key else None
         return found if isinstance(found, bool) else None
 
     def put(self, dotted: str, value: bool) -> None:
         if not self.key or os.environ.get("GBCHECK_CONFINED"):  # a checked process writes nothing here
             return
-        data = self._load() or {"key": self.key, "features": {}}
-        data.setdefault("features", {})[dotted] = value
+        data = self._load()
+        features = data.pop(self.key, {})
+        features[dotted] = value
+        data = dict(list(data.items())[-(self._KEPT - 1):]) | {self.key: features}  # this one last: newest
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".features-")
