@@ -44,8 +44,9 @@ def answer(line: str) -> dict:
         limits = sandbox.Limits(timeout=float(request.get("timeout", 60.0)),
                                 memory_mb=int(request.get("memory", 4096)))
         seed = Seed.parse(request["seed"]) if request.get("seed") else None
+        # pristine: this grader stays up and forks later checks, so no reference stays in its memory.
         return check_file(exercise, request["file"], limits, hint_level=int(request.get("hint_level", 0)),
-                          seed=seed).to_dict()
+                          seed=seed, pristine=True).to_dict()
     except (ValueError, KeyError, TypeError, ManifestError, CourseError) as err:
         return {"problem": f"{type(err).__name__}: {err}"}
 

@@ -39,12 +39,13 @@ from checker.course.resolver import BOOK_URL
 from checker.dynamo import engine
 from checker.grading import sandbox
 from checker.grading.report import ERROR, FAIL, PASS, Report, render_text
-from checker.grading.strict import Trials, error_report, finish, trial_job, warm_up_with_references
+from checker.grading.strict import Trials, error_report, finish, trial_job
+from checker.grading.warmup import warm_up
 
 NOT_SUBMITTED = "not submitted"
 FIRST_STUDENT_UID = 20000  # student n's checks run as uid FIRST_STUDENT_UID + n (grader running as root)
 MAX_FILE_BYTES = 1024 * 1024  # larger "exercise files" are refused, not graded
-WARM_UP_FROM = 5  # distinct files of one exercise from which warming the grader with its reference pays off
+WARM_UP_FROM = 5  # distinct files of one exercise from which warming the grader (with its shipped file) pays off
 
 
 @dataclass
@@ -168,7 +169,7 @@ def _run(students: list[Student], exercises: list[Exercise], out: Path,
             groups.setdefault(key, []).append(student)
             sources[key] = content.decode("utf-8", errors="replace")
     distinct = Counter(exercise_id for exercise_id, _ in groups)
-    warm_up_with_references([ex for ex in exercises if distinct[ex.id] >= WARM_UP_FROM])
+    warm_up([ex for ex in exercises if distinct[ex.id] >= WARM_UP_FROM], references=False)
     keys = list(groups)
     jobs, seeds = [], [draws.fresh_seed() for _ in keys]
     for (exercise_id, digest), seed in zip(keys, seeds):
@@ -186,7 +187,7 @@ def _run(students: list[Student], exercises: list[Exercise], out: Path,
         # The audit (reference and replay) runs once this file's trials have ended, with a replay seed
         # drawn only now.
         report = finish(exercise, str(members[0].files[exercise.id]), Trials(outcome), seeds[index], limits,
-                        source=sources[key])
+                        source=sources[key], pristine=True)
         for student in members:
             student.reports[exercise.id] = replace(report, file=f"{student.name}/{exercise.file}")
             counts[report.status] += 1

@@ -86,7 +86,7 @@ def grade_one_submission(submission: Path, results: Path, limits: sandbox.Limits
         stage(student, found, Path(staging) / "files")
         for exercise in exercises:
             if exercise.id in student.files:
-                report = check_file(exercise, student.files[exercise.id], limits)
+                report = check_file(exercise, student.files[exercise.id], limits, pristine=True)
                 student.reports[exercise.id] = replace(report, file=exercise.file)
         data = gradescope_results(student, exercises)
     results.parent.mkdir(parents=True, exist_ok=True)

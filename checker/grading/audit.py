@@ -235,8 +235,10 @@ def _default_mode_problem(exercise: Exercise, module: torch.fx.GraphModule, valu
     except DynamicOutputShapeException:
         return ("the graph holds an operation whose output shape depends on the data (nonzero, a boolean mask), "
                 "which default mode breaks on: this exercise's fix keeps shapes fixed")
-    except Exception:  # noqa: BLE001 - fake tensors cannot run everything real ones can; the real replay decided
-        return None
+    except Exception as err:  # noqa: BLE001 - fail closed: a graph default mode can trace runs on fake tensors
+        return (f"the grader could not run the captured graph on fake tensors, as default mode traces it "
+                f"({type(err).__name__}: {str(err).splitlines()[0][:200] if str(err) else ''}): nothing shows "
+                "that default mode compiles it without a break")
     return None
 
 

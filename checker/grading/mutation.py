@@ -20,7 +20,8 @@ from checker.course import draws
 from checker.course.manifest import Exercise
 from checker.grading import sandbox
 from checker.grading.report import Report
-from checker.grading.strict import Trials, finish, trial_job, warm_up_with_references
+from checker.grading.strict import Trials, finish, trial_job
+from checker.grading.warmup import warm_up
 
 
 @dataclass(frozen=True)
@@ -96,7 +97,7 @@ def _unwrap(tree: ast.Module, path) -> ast.Module | None:
 def grade_mutants(work: list[tuple[Exercise, list[Mutant]]], limits: sandbox.Limits,
                   parallel: int = 2) -> dict[tuple[str, Mutant], Report]:
     """Grade every mutant in one warm grader; reports keyed by (exercise id, mutant)."""
-    warm_up_with_references([exercise for exercise, _ in work])
+    warm_up([exercise for exercise, _ in work], references=True)  # the course's authors: no secret
     reports: dict[tuple[str, Mutant], Report] = {}
     with tempfile.TemporaryDirectory(prefix="gbcheck-mutants-") as folder:
         jobs, keys, seeds, sources = [], [], [], []

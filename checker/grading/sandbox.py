@@ -104,8 +104,14 @@ def stop_all() -> None:
 
 
 def prepare() -> None:
-    """Make this process safe to fork jobs from: one intra-op thread, set before any torch op."""
+    """Make this process safe to fork jobs from: one intra-op thread, set before any torch op; and not
+    dumpable, so that no other process of this user (a check's included) can read its memory, environment
+    or descriptors through /proc or attach to it. Children inherit it."""
     torch.set_num_threads(1)
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
 
 
 @dataclass(frozen=True)

@@ -31,8 +31,6 @@ the replay cannot apply, and the report says so.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import os
 from dataclasses import dataclass
 from typing import Any
@@ -48,7 +46,7 @@ from checker.grading.confine import writes_check
 from checker.grading.contracts import contract_checks
 from checker.grading.plain import output_difference
 from checker.grading.report import ERROR, FAIL, PASS, SKIP, CheckResult, Report
-from checker.grading.trial import TRIAL_MODES, ProcessState, run_trial, run_trials
+from checker.grading.trial import TRIAL_MODES, run_trial, run_trials
 
 
 @dataclass(frozen=True)
@@ -75,15 +73,17 @@ def audit_job(exercise: Exercise, seed: draws.Seed, trials: Trials) -> sandbox.J
 
 
 def finish(exercise: Exercise, path: str, trials: Trials, trial_seed: int, limits: sandbox.Limits,
-           hint_level: int = 0, replay_seed: int | None = None, source: str | None = None) -> Report:
+           hint_level: int = 0, replay_seed: int | None = None, source: str | None = None,
+           pristine: bool = False) -> Report:
     """After the trials have ended: draw the replay seed, audit, decide. `source` is the file's text as the
-    grader read it before the trials began (the structure contracts read it)."""
+    grader read it before the trials began (the structure contracts read it). `pristine`: a grader that
+    forks more checks keeps no reference in its memory, where a later child could find it: it audits in a child."""
     seed = draws.Seed(trial_seed, draws.fresh_seed() if replay_seed is None else replay_seed)
     # Kept out of the grader: a solution that registers an operator (see warm-up), and the reference's
     # backward pass, after which (on CUDA builds, whose autograd starts device threads) no child forked from
     # the grader could run one: "Unable to handle autograd's threading in combination with fork-based
     # multiprocessing", measured on torch 2.15.
-    if exercise.opaque_calls or any(c.kind == "gradients" for c in exercise.contracts):
+    if pristine or exercise.opaque_calls or any(c.kind == "gradients" for c in exercise.contracts):
         audit = sandbox.run_job(audit_job(exercise, seed, trials), limits)
     else:
         audit = audit_here(exercise, seed, trials.payload("default"))
@@ -104,31 +104,10 @@ def reference_outcome(exercise: Exercise, limits: sandbox.Limits) -> sandbox.Out
     return sandbox.run_job(lambda: run_trial(exercise, str(exercise.solution_path), "eager", watch=False), limits)
 
 
-def warm_up_with_references(exercises: list[Exercise]) -> None:
-    """Compile each exercise's reference once in this (grader) process, so that checks forked later start warm.
-
-    Dynamo fills caches on first use (fake-tensor results per operator and shape, the function names of
-    source lines, sympy facts) that each check of the exercise would otherwise fill again in its own
-    child: a tenth of a class's grading time. Worth it from a few files per exercise on (a class, not
-    one file). What the references print is dropped and the settings they change are put back. A reference
-    that registers an operator is left out: the registration would outlive the warm-up and let a
-    learner's file call an operator it never defines.
-    """
-    state = ProcessState.save()
-    for exercise in exercises:
-        if "torch.library" in exercise.solution_path.read_text(encoding="utf-8"):
-            continue
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            # One mode is enough: in a check, the modes after the first find what that one filled.
-            # watch=False: no tamper snapshot, graph records or contracts (whose probes could run a backward
-            # pass here, which no later child could then do; see finish).
-            run_trial(exercise, str(exercise.solution_path), "fullgraph", watch=False)  # reports errors, raises none
-        state.restore()
-
-
 def check_file(exercise: Exercise, path: str | os.PathLike, limits: sandbox.Limits = sandbox.Limits(),
-               hint_level: int = 0, seed: draws.Seed | None = None) -> Report:
-    """Grade one file against one exercise: run the trials, then audit and decide. `seed` repeats a check."""
+               hint_level: int = 0, seed: draws.Seed | None = None, pristine: bool = False) -> Report:
+    """Grade one file against one exercise: run the trials, then audit and decide. `seed` repeats a check;
+    `pristine` as in `finish` (for a grader that stays up)."""
     path = os.path.abspath(path)
     if exercise.skip:
         return skipped_report(exercise, path)
@@ -139,7 +118,7 @@ def check_file(exercise: Exercise, path: str | os.PathLike, limits: sandbox.Limi
     source = read_source(path)
     outcome = sandbox.run_job(trial_job(exercise, path, trial_seed), limits)
     return finish(exercise, path, Trials(outcome), trial_seed, limits, hint_level,
-                  None if seed is None else seed.replay, source)
+                  None if seed is None else seed.replay, source, pristine)
 
 
 def error_report(exercise: Exercise, path: str, message: str) -> Report:

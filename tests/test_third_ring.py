@@ -1,0 +1,77 @@
+"""The third ring: submissions that attack the grader around the verdict, not the graph. Each family is
+answered by a fact the grader establishes itself, outside the checked process, and fails closed."""
+
+import torch
+
+from checker.course.manifest import find_exercise
+from checker.grading import audit
+
+
+def test_a_graph_whose_fake_run_raises_is_not_taken_for_one_default_mode_compiles():
+    """Wrapping `.item()` (which default mode breaks on) behind an operator fake tensors cannot run used to
+    make the default-mode check look away; now a graph the grader cannot run as default mode traces fails."""
+    def hidden_item(x):
+        hide = torch.geqrf(x)[0]  # no fake-tensor implementation: the fake run raises here
+        return x * x.sum().item() + 0 * hide.sum()
+
+    graph = torch.fx.symbolic_trace(hidden_item)
+    assert torch.allclose(graph(torch.ones(4, 4)), hidden_item(torch.ones(4, 4)))  # the real graph runs
+    problem = audit._default_mode_problem(find_exercise("capture-item"), graph, [torch.randn(4, 4)])
+    assert problem and "could not run the captured graph on fake tensors" in problem and "geqrf" in problem
+
+
+SNOOP = '''
+import gc, sys
+_found = [name for name in sys.modules if name.startswith("reference")]
+_found += [o.__code__.co_filename for o in gc.get_objects()
+           if callable(o) and hasattr(o, "__code__") and {solutions!r} in o.__code__.co_filename]
+assert not _found, _found[:3]
+'''
+
+
+def test_no_reference_is_in_the_memory_a_class_graders_checks_are_forked_from(tmp_path):
+    """Secrets inherited by fork: the class grader warms up with the shipped files and audits in children
+    of its own, so a student's check, forked after other students' audits, finds no reference in memory."""
+    from checker.classroom.grade import grade_class
+    from checker.grading.sandbox import Limits
+
+    exercise = find_exercise("cond-on-input")
+    solution = exercise.solution_path.read_text()
+    submissions = tmp_path / "submissions"
+    for number in range(6):  # enough distinct files for the warm-up, graded one after the other
+        (submissions / f"student{number}").mkdir(parents=True)
+        (submissions / f"student{number}" / exercise.file).write_text(solution + f"\n# student {number}\n")
+    snoop = SNOOP.format(solutions=str(exercise.solution_path.parent))
+    (submissions / "student9").mkdir()
+    (submissions / "student9" / exercise.file).write_text(snoop + solution)
+    grade_class(submissions, tmp_path / "out", parallel=1, limits=Limits(timeout=30, memory_mb=2048))
+    feedback = (tmp_path / "out" / "student9" / "feedback.md").read_text()
+    assert "✓ eager-runs" in feedback, feedback
+
+
+def test_a_process_that_leaves_the_check_cannot_rewrite_the_results_afterwards(tmp_path):
+    """setsid, wait for the grader to finish, rewrite what it wrote: the escaped process is a new
+    interpreter (no audit hook), still inside the check's Landlock domain, which refuses the write."""
+    import subprocess
+    import sys
+    import time
+
+    import pytest
+
+    from checker.grading.confine import landlock_abi
+    from checker.grading.sandbox import Limits
+    from checker.grading.strict import check_file
+
+    if not landlock_abi():
+        pytest.skip("needs Landlock (Linux 5.13 or later, switched on)")
+    results = tmp_path / "results.json"
+    results.write_text('{"score": 0}')
+    later = (f"import time; time.sleep(3)\nopen({str(results)!r}, 'w').write('{{\"score\": 10}}')\n")
+    exercise = find_exercise("cond-on-input")
+    escape = (f"import subprocess, sys\nsubprocess.Popen([{sys.executable!r}, '-c', {later!r}], start_new_session=True,"
+              " stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n")
+    attempt = tmp_path / "attempt.py"
+    attempt.write_text(escape + exercise.exercise_path.read_text())
+    check_file(exercise, attempt, Limits(timeout=30))
+    time.sleep(5)  # the escaped process has woken and tried by now
+    assert results.read_text() == '{"score": 0}'
