@@ -75,3 +75,34 @@ def test_a_process_that_leaves_the_check_cannot_rewrite_the_results_afterwards(t
     check_file(exercise, attempt, Limits(timeout=30))
     time.sleep(5)  # the escaped process has woken and tried by now
     assert results.read_text() == '{"score": 0}'
+
+
+def test_a_counter_kept_in_a_graph_constant_starts_afresh_on_every_replayed_call():
+    """Constants registered without a copy let one rebuilt graph count its calls and pick a branch by the
+    count; every replayed call now gets its own rebuild, and a rebuild its own copy of the constants."""
+    from checker.grading import replay
+
+    graph, root = torch.fx.Graph(), torch.nn.Module()
+    root.register_buffer("count", torch.zeros(()))
+    x = graph.placeholder("x")
+    counted = graph.call_method("add_", (graph.get_attr("count"), 1))  # the count, kept in the constant
+    graph.output(graph.call_function(torch.mul, (x, counted)))
+    record = replay.graph_record(torch.fx.GraphModule(root, graph), (torch.ones(2),))
+    outputs = []
+    for _ in range(3):
+        module, _, _ = replay.rebuild(record)
+        outputs.append(module(torch.ones(2)))
+    assert all(torch.equal(output, torch.ones(2)) for output in outputs)  # each rebuild counts from zero
+
+
+def test_process_wide_getters_and_setters_are_not_replayed():
+    """A count kept in a process-wide flag (a setter the allow-list let through, read back by a getter)."""
+    import pytest
+
+    from checker.grading import allowed
+
+    for name in ("torch.set_float32_matmul_precision", "torch.get_float32_matmul_precision",
+                 "torch.is_grad_enabled", "torch.set_warn_always", "torch.are_deterministic_algorithms_enabled"):
+        with pytest.raises(allowed.Refused):
+            allowed.resolve(name)
+    assert allowed.resolve("torch.is_floating_point") is torch.is_floating_point  # a tensor's own property

@@ -72,6 +72,14 @@ _DUNDER_ALLOWED = {f"__{name}__" for name in (
     "lshift", "rshift", "getitem", "setitem", "bool", "float", "int", "len")}
 
 
+def _process_wide(attr: str) -> bool:
+    """A getter or setter of process-wide state (`set_float32_matmul_precision`, `is_grad_enabled`, ...):
+    a graph that reads or writes it can carry a counter from one replayed call to the next. The context
+    managers Dynamo records (grad mode, autocast) are resolved before this rule, and closed after each call."""
+    return (attr.startswith(("set_", "use_", "are_")) or attr.endswith("_enabled")
+            or (attr.startswith("get_") and attr != "get_device"))
+
+
 class NotReplayable(Exception):
     """The graph cannot be rebuilt without code that only the learner's process has."""
 
@@ -102,7 +110,7 @@ def resolve(name: str) -> Callable[..., Any]:
     if space == "operator" and attr in _OPERATOR_ALLOWED:
         return getattr(operator, attr)
     namespace = _FUNCTION_SPACES.get(space)
-    if namespace is not None and attr in _DENIED:
+    if namespace is not None and (attr in _DENIED or _process_wide(attr)):
         raise Refused(f"the graph calls {name}, which reads or changes something outside the graph's tensors (a "
                       "file, a random seed, a process-wide setting): a fix computes with tensor operations only")
     if namespace is not None and not attr.startswith("_"):

@@ -53,7 +53,8 @@ def run_audit(exercise: Exercise, seed: draws.Seed, default_trial: Any) -> Itera
     yield {"stage": "done", "outputs": [by_draw[i] for i in range(len(trial_draws))],
            "cases": [d.case for d in trial_draws], "observed": observed, "orders": orders}
     try:
-        yield judge(exercise, default_trial, orders["default"], trial_draws, replay_draws, expected)
+        yield judge(exercise, default_trial, orders["default"], trial_draws, replay_draws, expected,
+                    draws.call_order(len(replay_draws), seed.replay, "replay"))
     except replay.NotReplayable as err:
         yield {"status": "skip", "message": f"not applicable: {err}, and its graphs cannot be replayed without "
                "the file's own code; this verdict rests on the sandboxed run on fresh inputs"}
@@ -131,8 +132,13 @@ def _reference_observations(exercise: Exercise, trial_draws: list[draws.Draw],
 
 
 def judge(exercise: Exercise, trial: Any, order: list[int], trial_draws: list[draws.Draw],
-          replay_draws: list[draws.Draw], expected: list[Any]) -> dict[str, str]:
-    """Rebuild the recorded graphs and replay them (steps 3 and 4 of replay.py's docstring)."""
+          replay_draws: list[draws.Draw], expected: list[Any], replay_order: list[int] | None = None) -> dict[str, str]:
+    """Rebuild the recorded graphs and replay them (steps 3 and 4 of replay.py's docstring).
+
+    Every replayed call gets a graph rebuilt for it (its constants copied), in `replay_order`, a shuffle
+    of the replay draws with repeats drawn by the grader after the checked process ended; the process's
+    flags must be as they were after each call. So no state survives from one call to the next for a graph
+    to count calls with."""
     if not isinstance(trial, dict) or trial.get("stage") != "done":
         return {"status": "skip", "message": "needs the function to compile and run first"}
     records, calls = trial.get("graphs"), (trial.get("diagnosis") or {}).get("calls")
@@ -169,15 +175,19 @@ def judge(exercise: Exercise, trial: Any, order: list[int], trial_draws: list[dr
             return {"status": "fail", "message": f"the graph calls {forbidden}, which this exercise's fix removes"}
     parameters = trial.get("parameters") if isinstance(trial.get("parameters"), list) else []
     replayed = 0
-    for number, (draw, want) in enumerate(zip(replay_draws, expected)):
+    for number in (range(len(replay_draws)) if replay_order is None else replay_order):
+        draw, want = replay_draws[number], expected[number]
         pairs = claimed.get(draws.signature(draw))
         if not pairs:
             return {"status": "fail", "message": f"no captured graph covers calls like fresh input {number + 1} "
                     f"({_note(exercise, draw)})"}
         for graph_index, returned in sorted(pairs, key=repr):
-            module, inputs, _ = rebuilt[graph_index]
+            module, inputs, _ = replay.rebuild(records[graph_index])  # fresh: nothing kept from an earlier call
             values = [fresh_copy(v) for v in replay.graph_inputs(inputs, parameters, draw.args, draw.kwargs)]
+            before = _process_flags()
             problem = _replay_one(exercise, module, values, returned, want)
+            if not problem and _process_flags() != before:
+                problem = "changed a process-wide setting, which a fix's graph never does"
             if problem:
                 return {"status": "fail", "message": f"the captured graph, replayed by the grader on an input drawn "
                         f"after your code had finished ({_note(exercise, draw)}), {problem}"}
@@ -211,6 +221,13 @@ def _replay_one(exercise: Exercise, module: torch.fx.GraphModule, values: list[A
         return "does not return the function's result"
     difference = output_difference(plain(outputs[returned]), want, exercise.rtol, exercise.atol)
     return f"computes something else than the reference: {difference}" if difference else None
+
+
+def _process_flags() -> tuple[Any, ...]:
+    """Process-wide settings a graph could keep a count in (its RNG is put back by the audit's caller)."""
+    return (torch.is_grad_enabled(), torch.is_inference_mode_enabled(), torch.get_default_dtype(),
+            torch.are_deterministic_algorithms_enabled(), torch.get_float32_matmul_precision(),
+            torch.is_warn_always_enabled(), torch.is_autocast_enabled("cpu"), torch.get_num_threads())
 
 
 def _forbidden(exercise: Exercise, called: set[str]) -> str:

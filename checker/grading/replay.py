@@ -172,7 +172,7 @@ def rebuild(record: Any, depth: int = 0) -> tuple[torch.fx.GraphModule, list[dic
             if "constant" in entry:
                 if not isinstance(entry["constant"], torch.Tensor):
                     raise Refused("a graph constant that is not a tensor")
-                root.register_buffer(name, entry["constant"])
+                root.register_buffer(name, entry["constant"].clone())  # a copy per rebuild: no state kept
                 env[name] = graph.get_attr(name)
             else:
                 target = entry.get("target")
@@ -198,7 +198,9 @@ def rebuild(record: Any, depth: int = 0) -> tuple[torch.fx.GraphModule, list[dic
 
 
 def _decode(value: Any, env: dict[str, torch.fx.Node]) -> Any:
-    if value is None or isinstance(value, (bool, int, float, str, torch.Tensor)):
+    if isinstance(value, torch.Tensor):
+        return value.clone()  # a constant argument of its own per rebuild: an in-place op cannot keep a count
+    if value is None or isinstance(value, (bool, int, float, str)):
         return value
     if not isinstance(value, dict) or len(value) != 1:
         raise Refused("a graph argument that is not one")
