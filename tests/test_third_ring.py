@@ -52,7 +52,6 @@ def test_no_reference_is_in_the_memory_a_class_graders_checks_are_forked_from(tm
 def test_a_process_that_leaves_the_check_cannot_rewrite_the_results_afterwards(tmp_path):
     """setsid, wait for the grader to finish, rewrite what it wrote: the escaped process is a new
     interpreter (no audit hook), still inside the check's Landlock domain, which refuses the write."""
-    import subprocess
     import sys
     import time
 
