@@ -115,16 +115,27 @@ def test_an_error_raised_inside_torch_is_shown_at_the_learners_line(tmp_path, ex
     number, _ = marked_line(source)
     compiled = checks["fullgraph-compiles"]
     assert compiled.status == FAIL
+    if "UncapturedHigherOrderOpError" in compiled.message:
+        # Some releases (2.8) raise the body's error at the while_loop call, with no frame of the body:
+        # the learner's line is then that call's, still never one of torch's own files.
+        number, said = _line_of(source, "torch.while_loop("), "while_loop"
     assert lines_named(compiled.message) == {number}, compiled.message  # not a line of torch's own files
     assert lines_named(checks["no-graph-breaks"].message) <= {number}
     assert said in compiled.message
     assert lines_named(render_text(report)) == {number}
 
 
+def _line_of(source, text):
+    lines = textwrap.dedent(source).lstrip().splitlines()
+    return next(i for i, line in enumerate(lines, 1) if text in line)
+
+
 @pytest.mark.parametrize("exercise_id, source, said", CASES[:2], ids=[case[0] for case in CASES[:2]])
 def test_the_report_names_the_statement_and_the_cause(tmp_path, exercise_id, source, said):
     report, checks = grade(tmp_path, exercise_id, source)
     _, statement = marked_line(source)
+    if "UncapturedHigherOrderOpError" in checks["fullgraph-compiles"].message:  # as above: the call's line
+        statement = textwrap.dedent(source).lstrip().splitlines()[_line_of(source, "torch.while_loop(") - 1].strip()
     assert f"(`{statement}`" in checks["fullgraph-compiles"].message
     assert statement in report.message
     if exercise_id == "numpy-custom-op":  # the cause torch wraps: the operator has no fake implementation

@@ -1,8 +1,9 @@
 """The grader's own run: the reference on the check's draws, and the replay of the submission's graphs.
 
-An audit runs after the checked process has ended, in the grader itself (`audit_here`) or, where the
-exercise's solution registers an operator that must not outlive the check, in a sandboxed process forked
-from the grader (`run_audit` as a job). Neither ever imports the learner's file: the audit imports the
+An audit runs after the checked process has ended, in the grader itself (`audit_here`) or in a sandboxed
+process forked from the grader (`run_audit` as a job): where the exercise's solution registers an operator
+that must not outlive the check, and in a grader that forks more checks afterwards (a class, Gradescope, a
+grader that stays up), so that no reference is in the memory those checks are forked from. Neither ever imports the learner's file: the audit imports the
 exercise's solution (course code) to compute the reference, draws the replay inputs from the replay
 seed (drawn by the grader once the trial was over), and rebuilds and replays the graphs the trial
 recorded (replay.py explains why that is the decisive check). It returns plain data.
@@ -198,7 +199,9 @@ def judge(exercise: Exercise, trial: Any, order: list[int], trial_draws: list[dr
         if not replay.data_dependence(records[graph_index]) - allowed:
             continue  # nothing default mode could break on here
         draw = next(d for d in replay_draws if any(g == graph_index for g, _ in claimed.get(draws.signature(d), ())))
-        problem = _default_mode_problem(exercise, module, replay.graph_inputs(inputs, parameters, draw.args, draw.kwargs))
+        surely = replay.data_dependence(records[graph_index], surely=True) - allowed
+        problem = _default_mode_problem(exercise, module, replay.graph_inputs(inputs, parameters, draw.args, draw.kwargs),
+                                        surely)
         if problem:
             return {"status": "fail", "message": problem}
     called = sorted({str(name) for _, _, names in rebuilt.values() for name in names})
@@ -234,8 +237,14 @@ def _forbidden(exercise: Exercise, called: set[str]) -> str:
     return ", ".join(sorted({replay.op_name(name) for name in called} & set(exercise.forbidden_ops)))
 
 
-def _default_mode_problem(exercise: Exercise, module: torch.fx.GraphModule, values: list[Any]) -> str | None:
-    """Run the graph on fake tensors with the data-dependent operations default mode allows this exercise."""
+def _default_mode_problem(exercise: Exercise, module: torch.fx.GraphModule, values: list[Any],
+                          surely: set[str] = frozenset({"scalar"})) -> str | None:
+    """Run the graph on fake tensors with the data-dependent operations default mode allows this exercise.
+
+    Where the fake run raises, `surely` decides (the kinds of data-dependent operation the record holds for
+    certain, beyond what the exercise allows): any, and the graph fails (fail closed: the raise may be put
+    there to hide them); none (only an indexing by a tensor, which fake tensors of some releases cannot run,
+    torch 2.8 among them), and the real replay's verdict stands."""
     from torch._subclasses.fake_tensor import DataDependentOutputException, DynamicOutputShapeException, FakeTensorMode
     from torch.fx.experimental.symbolic_shapes import ShapeEnv
 
@@ -252,7 +261,9 @@ def _default_mode_problem(exercise: Exercise, module: torch.fx.GraphModule, valu
     except DynamicOutputShapeException:
         return ("the graph holds an operation whose output shape depends on the data (nonzero, a boolean mask), "
                 "which default mode breaks on: this exercise's fix keeps shapes fixed")
-    except Exception as err:  # noqa: BLE001 - fail closed: a graph default mode can trace runs on fake tensors
+    except Exception as err:  # noqa: BLE001 - decided by what the record surely holds (see above)
+        if not surely:
+            return None
         return (f"the grader could not run the captured graph on fake tensors, as default mode traces it "
                 f"({type(err).__name__}: {str(err).splitlines()[0][:200] if str(err) else ''}): nothing shows "
                 "that default mode compiles it without a break")

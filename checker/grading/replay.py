@@ -248,8 +248,9 @@ def op_name(target: Any) -> str:
     return parts[-1]
 
 
-def data_dependence(record: dict[str, Any]) -> set[str]:
-    """Which kinds of data-dependent operation ("scalar", "shape") a graph record may hold."""
+def data_dependence(record: dict[str, Any], surely: bool = False) -> set[str]:
+    """Which kinds of data-dependent operation ("scalar", "shape") a graph record may hold; with `surely`,
+    only those it holds for certain (not an indexing by a tensor, which is data-dependent only for a mask)."""
     kinds = set()
     for entry in record.get("nodes", ()):
         short = op_name(entry.get("target", ""))
@@ -258,10 +259,10 @@ def data_dependence(record: dict[str, Any]) -> set[str]:
             kinds.add("scalar")
         if short in _SHAPE or (short == "where" and len(args) == 1):
             kinds.add("shape")
-        if short in _INDEXING and len(args) > 1 and "'node'" in repr(args[1:]):
+        if not surely and short in _INDEXING and len(args) > 1 and "'node'" in repr(args[1:]):
             kinds.add("shape")
     for sub in (record.get("subgraphs") or {}).values():
-        kinds |= data_dependence(sub)
+        kinds |= data_dependence(sub, surely)
     return kinds
 
 
