@@ -85,7 +85,7 @@ def gated_residual(x, weight):
     )
 '''
 CASES = [  # id, submission, what torch's message or its cause says
-    ("while-loop-nms", NMS_INDEXING_IN_BODY, "data-dependent"),
+    ("while-loop-nms", NMS_INDEXING_IN_BODY, "unbacked|data-dependent"),  # torch's words differ by release
     ("numpy-custom-op", CUSTOM_OP_WITHOUT_FAKE, "register_fake"),
     ("cond-on-input", COND_BRANCHES_DISAGREE, "torch.cond"),
 ]
@@ -121,7 +121,7 @@ def test_an_error_raised_inside_torch_is_shown_at_the_learners_line(tmp_path, ex
         number, said = _line_of(source, "torch.while_loop("), "while_loop"
     assert lines_named(compiled.message) == {number}, compiled.message  # not a line of torch's own files
     assert lines_named(checks["no-graph-breaks"].message) <= {number}
-    assert said in compiled.message
+    assert any(words in compiled.message for words in said.split("|")), compiled.message
     assert lines_named(render_text(report)) == {number}
 
 
