@@ -175,13 +175,14 @@ def judge(exercise: Exercise, trial: Any, order: list[int], trial_draws: list[dr
         if forbidden:
             return {"status": "fail", "message": f"the graph calls {forbidden}, which this exercise's fix removes"}
     parameters = trial.get("parameters") if isinstance(trial.get("parameters"), list) else []
-    replayed = 0
+    replayed, failures = 0, {}  # the first input in the manifest's order is reported, whatever the call order
     for number in (range(len(replay_draws)) if replay_order is None else replay_order):
         draw, want = replay_draws[number], expected[number]
         pairs = claimed.get(draws.signature(draw))
         if not pairs:
-            return {"status": "fail", "message": f"no captured graph covers calls like fresh input {number + 1} "
-                    f"({_note(exercise, draw)})"}
+            failures.setdefault(number, f"no captured graph covers calls like fresh input {number + 1} "
+                                f"({_note(exercise, draw)})")
+            continue
         for graph_index, returned in sorted(pairs, key=repr):
             module, inputs, _ = replay.rebuild(records[graph_index])  # fresh: nothing kept from an earlier call
             values = [fresh_copy(v) for v in replay.graph_inputs(inputs, parameters, draw.args, draw.kwargs)]
@@ -190,9 +191,12 @@ def judge(exercise: Exercise, trial: Any, order: list[int], trial_draws: list[dr
             if not problem and _process_flags() != before:
                 problem = "changed a process-wide setting, which a fix's graph never does"
             if problem:
-                return {"status": "fail", "message": f"the captured graph, replayed by the grader on an input drawn "
-                        f"after your code had finished ({_note(exercise, draw)}), {problem}"}
+                failures.setdefault(number, f"the captured graph, replayed by the grader on an input drawn after "
+                                    f"your code had finished ({_note(exercise, draw)}), {problem}")
+                break
             replayed += 1
+    if failures:
+        return {"status": "fail", "message": failures[min(failures)]}
     for graph_index, (module, inputs, _) in rebuilt.items():
         allowed = {"scalar"} if "capture_scalar_outputs" in exercise.allowed_config else set()
         allowed |= {"shape"} if "capture_dynamic_output_shape_ops" in exercise.allowed_config else set()
