@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from checker.course.progress import write_atomically
 from checker.course.resolver import Course, CourseError, find_course
 
 
@@ -53,7 +52,7 @@ class History:
             return self.versions(exercise_id)[-1]
         number = index[-1]["n"] + 1 if index else 1
         folder = self.root / exercise_id
-        _write_atomically(folder / f"{number}.py", data)
+        write_atomically(folder / f"{number}.py", data)
         index.append({"n": number, "saved": datetime.now(timezone.utc).isoformat(timespec="seconds"),
                       "digest": digest, "status": "", "lines": data.count(b"\n")})
         self._save_index(exercise_id, index)
@@ -82,7 +81,7 @@ class History:
         chosen = self.version(exercise_id, number)
         if target.exists():
             self.keep(exercise_id, target)
-        _write_atomically(target, chosen.path.read_bytes())
+        write_atomically(target, chosen.path.read_bytes())
         return chosen
 
     def _index(self, exercise_id: str) -> list[dict]:
@@ -93,12 +92,5 @@ class History:
         return [e for e in entries if isinstance(e, dict) and {"n", "saved", "digest"} <= e.keys()]
 
     def _save_index(self, exercise_id: str, index: list[dict]) -> None:
-        _write_atomically(self.root / exercise_id / "index.json", json.dumps(index, indent=1).encode())
+        write_atomically(self.root / exercise_id / "index.json", json.dumps(index, indent=1).encode())
 
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-")
-    with os.fdopen(handle, "wb") as stream:
-        stream.write(data)
-    os.replace(temporary, path)

@@ -54,8 +54,13 @@ class Progress:
         self.save()
 
     def save(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".progress-")
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            json.dump(self.data, stream, indent=1, sort_keys=True)
-        os.replace(temporary, self.path)
+        write_atomically(self.path, json.dumps(self.data, indent=1, sort_keys=True).encode())
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """Write `path` whole or not at all: a crash or Ctrl-C mid-write leaves the old file (progress, history)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-")
+    with os.fdopen(handle, "wb") as stream:
+        stream.write(data)
+    os.replace(temporary, path)
