@@ -19,8 +19,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"
-CHAPTERS = ["what-is-a-graph-break", "incorrect-code", "data-dependent", "printing-logging", "python-side-effects",
-            "dynamic-shapes", "unbacked-symbols", "untraceable-calls", "nested-graph-breaks", "recompilations",
+CHAPTERS = ["what-is-a-graph-break", "incorrect-code", "data-dependent", "printing-logging", "untraceable-calls",
+            "nested-graph-breaks", "recompilations", "python-side-effects", "dynamic-shapes", "unbacked-symbols",
             "does-it-matter", "capstone"]
 
 # Every code example of PyTorch's "Common Graph Breaks" page, as the page has it.
