@@ -1,6 +1,7 @@
 """The third ring: submissions that attack the grader around the verdict, not the graph. Each family is
 answered by a fact the grader establishes itself, outside the checked process, and fails closed."""
 
+import pytest
 import torch
 
 from checker.course.manifest import find_exercise
@@ -55,7 +56,6 @@ def test_a_process_that_leaves_the_check_cannot_rewrite_the_results_afterwards(t
     import sys
     import time
 
-    import pytest
 
     from checker.grading.confine import landlock_abi
     from checker.grading.sandbox import Limits
@@ -95,7 +95,6 @@ def test_a_counter_kept_in_a_graph_constant_starts_afresh_on_every_replayed_call
 
 
 def test_process_wide_getters_and_setters_are_not_replayed():
-    """A count kept in a process-wide flag (a setter the allow-list let through, read back by a getter)."""
     import pytest
 
     from checker.grading import allowed
@@ -105,3 +104,35 @@ def test_process_wide_getters_and_setters_are_not_replayed():
         with pytest.raises(allowed.Refused):
             allowed.resolve(name)
     assert allowed.resolve("torch.is_floating_point") is torch.is_floating_point  # a tensor's own property
+
+
+SIZE_PICKER = '''
+import torch
+
+
+def {entry}(features):
+    """Right only at the lengths of the manifest's examples: the dynamic graph keeps the size test."""
+    good = ({fix})
+    length = features.shape[1]
+    known = (length == 6) | (length == 9) | (length == 12) | (length == 15)
+    return torch.cond(known, lambda g: g.clone(), lambda g: g * 0, (good,))
+'''
+
+
+def test_a_graph_that_picks_its_answer_by_size_fails_at_a_size_the_check_never_drew(tmp_path):
+    """A recompilation in disguise: one dynamic graph, right at every size the trial and the replay draw
+    (the examples' own), wrong elsewhere. The replay of an exercise about recompilation adds sizes no call
+    of the check had, after the checked process ended. (stack-frames's windows, a strided view, are not
+    a `torch.cond` output torch accepts: the same file there fails to compile at all.)"""
+    from checker.grading.strict import check_file
+
+    exercise = find_exercise("online-normalize")
+    fix = ("features - features.cumsum(dim=1) / torch.arange(1, features.shape[1] + 1, "
+           "dtype=features.dtype).view(1, -1, 1)")
+    path = tmp_path / exercise.file
+    path.write_text(SIZE_PICKER.format(entry=exercise.entry, fix=fix))
+    report = check_file(exercise, path)
+    checks = {check.name: check for check in report.checks}
+    assert checks["no-recompilation"].status == "pass", report.checks  # it is one dynamic graph
+    assert report.status == "fail" and checks["replay-matches"].status == "fail", report.checks
+    assert "at a size no call of the check had" in checks["replay-matches"].message

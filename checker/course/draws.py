@@ -83,6 +83,67 @@ def draws(exercise: Exercise, seed: int, per_case: int = DRAWS_PER_CASE) -> list
     return made
 
 
+UNSEEN_SIZES = 2  # draws of an exercise about recompilation at sizes no call of the trial had
+
+
+def unseen_sizes(exercise: Exercise, trial_draws: list[Draw], seed: int, count: int = UNSEEN_SIZES) -> list[Draw]:
+    """For an exercise about recompilation (`max_compilations`): draws at sizes the trial never called with.
+
+    A graph is claimed for the sizes the trial drew; one that picks its answer by the size it is called
+    with (a recompilation in disguise, say a `torch.cond` on the length per example) would compute the
+    reference on those alone. The free dimensions are the ones whose size differs among the manifest's
+    examples; each draw takes an example case and gives every dimension of that size a new one, between the
+    smallest size seen and twice the largest, that no trial draw had.
+    """
+    if not exercise.max_compilations:
+        return []
+    free = _free_dimensions(exercise)
+    seen = {size for draw in trial_draws for position, dim in free
+            if position < len(draw.args) and hasattr(draw.args[position], "shape")
+            for size in [draw.args[position].shape[dim]]}
+    if not seen:
+        return []
+    rng = random.Random(_derive(seed, "unseen"))
+    sizes = [n for n in range(min(seen), 2 * max(seen) + 1) if n not in seen]
+    made = []
+    for copy in range(min(count, len(sizes))):
+        case = rng.randrange(len(exercise.inputs))
+        example, new_size = exercise.inputs[case], sizes.pop(rng.randrange(len(sizes)))
+        old_size = next((_shape(example.args[p])[d] for p, d in free if p < len(example.args)
+                         and _shape(example.args[p])), None)
+        def value(position: int) -> Any:
+            spec = draw_spec(exercise, case, position)
+            shape = _shape(spec)
+            if shape and not any(isinstance(spec.get(k), list) for k in ("scale", "shift")):
+                maker = next(k for k in ("randn", "rand", "randint", "bernoulli") if k in spec)
+                spec = {**spec, maker: [new_size if (position, dim) in free and size == old_size else size
+                                        for dim, size in enumerate(shape)]}
+            return build_draw(spec, _derive(seed, "unseen", copy, position))
+        made.append(Draw(case, tuple(value(i) for i in range(len(example.args))), {}))
+    return made
+
+
+def _shape(spec: Any) -> list[int] | None:
+    """A random tensor spec's shape (the generators that keep shape and take a new seed), else None."""
+    if isinstance(spec, dict):
+        for maker in ("randn", "rand", "randint", "bernoulli"):
+            if isinstance(spec.get(maker), list):
+                return spec[maker]
+    return None
+
+
+def _free_dimensions(exercise: Exercise) -> set[tuple[int, int]]:
+    """(argument, dimension) pairs whose size differs among the examples (the sizes the lesson is about)."""
+    shapes: dict[tuple[int, int], set[int]] = {}
+    for example in exercise.inputs:
+        if example.kwargs:
+            return set()  # sizes passed by keyword: not an exercise this draws for
+        for position, spec in enumerate(example.args):
+            for dim, size in enumerate(_shape(spec) or ()):
+                shapes.setdefault((position, dim), set()).add(size)
+    return {key for key, sizes in shapes.items() if len(sizes) > 1}
+
+
 def call_order(count: int, seed: int, mode: str) -> list[int]:
     """The order `mode` calls `count` draws in: a shuffle of its own, with REPEATS of them called twice."""
     rng = random.Random(_derive(seed, "order", mode))

@@ -41,9 +41,11 @@ def run_audit(exercise: Exercise, seed: draws.Seed, default_trial: Any) -> Itera
     trial_draws = draws.draws(exercise, seed.trial)
     orders = {mode: draws.call_order(len(trial_draws), seed.trial, mode) for mode in TRIAL_MODES}
     replay_draws = draws.draws(exercise, seed.replay, REPLAY_DRAWS_PER_CASE)
+    unseen = draws.unseen_sizes(exercise, trial_draws, seed.replay)
     try:
         outputs = _reference(exercise, [trial_draws[i] for i in orders["default"]])
         expected = _reference(exercise, replay_draws)
+        unseen_expected = _reference(exercise, unseen)
         observed = _reference_observations(exercise, trial_draws, orders)
     except Exception as err:  # noqa: BLE001 - a reference that does not run is a broken course, said by the caller
         yield {"stage": "broken", "problem": f"{type(err).__name__}: {err}"}
@@ -55,7 +57,7 @@ def run_audit(exercise: Exercise, seed: draws.Seed, default_trial: Any) -> Itera
            "cases": [d.case for d in trial_draws], "observed": observed, "orders": orders}
     try:
         yield judge(exercise, default_trial, orders["default"], trial_draws, replay_draws, expected,
-                    draws.call_order(len(replay_draws), seed.replay, "replay"))
+                    draws.call_order(len(replay_draws), seed.replay, "replay"), list(zip(unseen, unseen_expected)))
     except replay.NotReplayable as err:
         yield {"status": "skip", "message": f"not applicable: {err}, and its graphs cannot be replayed without "
                "the file's own code; this verdict rests on the sandboxed run on fresh inputs"}
@@ -133,7 +135,8 @@ def _reference_observations(exercise: Exercise, trial_draws: list[draws.Draw],
 
 
 def judge(exercise: Exercise, trial: Any, order: list[int], trial_draws: list[draws.Draw],
-          replay_draws: list[draws.Draw], expected: list[Any], replay_order: list[int] | None = None) -> dict[str, str]:
+          replay_draws: list[draws.Draw], expected: list[Any], replay_order: list[int] | None = None,
+          unseen: list[tuple[draws.Draw, Any]] = ()) -> dict[str, str]:
     """Rebuild the recorded graphs and replay them (steps 3 and 4 of replay.py's docstring).
 
     Every replayed call gets a graph rebuilt for it (its constants copied), in `replay_order`, a shuffle
@@ -197,6 +200,10 @@ def judge(exercise: Exercise, trial: Any, order: list[int], trial_draws: list[dr
             replayed += 1
     if failures:
         return {"status": "fail", "message": failures[min(failures)]}
+    problem = _unseen_problem(exercise, records, claimed, unseen, parameters)
+    if problem:
+        return {"status": "fail", "message": problem}
+    replayed += len(unseen)
     for graph_index, (module, inputs, _) in rebuilt.items():
         allowed = {"scalar"} if "capture_scalar_outputs" in exercise.allowed_config else set()
         allowed |= {"shape"} if "capture_dynamic_output_shape_ops" in exercise.allowed_config else set()
@@ -212,6 +219,35 @@ def judge(exercise: Exercise, trial: Any, order: list[int], trial_draws: list[dr
     return {"status": "pass", "message": f"the grader rebuilt the {len(rebuilt)} captured graph(s) and replayed "
             f"them {replayed} times on inputs drawn after your code had finished: they compute the reference",
             "called": called}
+
+
+def _unseen_problem(exercise: Exercise, records: list, claimed: dict[tuple, set[tuple[int, Any]]],
+                    unseen: list[tuple[draws.Draw, Any]], parameters: list) -> str | None:
+    """An exercise about recompilation: the graph that served the most sizes (the dynamic one, compiled for
+    every size after the first) must compute the reference at sizes no trial call had (draws.unseen_sizes)."""
+    if not unseen:
+        return None
+    served: dict[int, int] = {}
+    returned: dict[int, Any] = {}
+    for pairs in claimed.values():
+        for graph_index, result in sorted(pairs, key=repr):
+            returned.setdefault(graph_index, result)
+        for graph_index in {g for g, _ in pairs}:
+            served[graph_index] = served.get(graph_index, 0) + 1
+    graph_index = max(served, key=lambda g: (served[g], g))
+    for draw, want in unseen:
+        module, inputs, _ = replay.rebuild(records[graph_index])
+        values = [fresh_copy(v) for v in replay.graph_inputs(inputs, parameters, draw.args, draw.kwargs)]
+        shapes = ", ".join(str(list(a.shape)) for a in draw.args if isinstance(a, torch.Tensor))
+        try:
+            problem = _replay_one(exercise, module, values, returned[graph_index], want)
+        except Exception as err:  # noqa: BLE001 - a graph that cannot run at a new size is the finding
+            problem = f"raised {type(err).__name__}: {str(err)[:200]}"
+        if problem:
+            return (f"the captured graph that served calls of {served[graph_index]} different sizes, replayed by "
+                    f"the grader at a size no call of the check had (input of shape {shapes}), {problem}: it "
+                    "computes the reference only at the sizes it was called with")
+    return None
 
 
 def _replay_one(exercise: Exercise, module: torch.fx.GraphModule, values: list[Any], returned: Any,

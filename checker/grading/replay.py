@@ -20,7 +20,8 @@ after it has ended: the replay seed is drawn by the grader only once the trial p
      (the shapes, dtypes and plain values Dynamo guards on): a graph specialised to one branch, to the
      call count or to the example values gives the wrong answer on some of them;
      for an exercise about recompilation, the calls together may use no more graphs than it allows, and
-     a graph claimed for inputs of other sizes must compute them too;
+     the graph that served the most sizes must compute the reference at sizes no call of the check had
+     (draws.unseen_sizes): one that picks its answer by the size it meets is a recompilation in disguise;
   4. runs each graph once more on fake tensors with the settings the exercise allows, as Dynamo's default
      mode would: an `.item()` without `capture_scalar_outputs`, a `nonzero` or boolean mask without
      `capture_dynamic_output_shape_ops` is refused there, which closes the cases where fullgraph=True
