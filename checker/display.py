@@ -4,13 +4,18 @@ Every chapter's setup cell calls `course_display()`. It changes how output is sh
 says: an error keeps torch's whole message (the graph break, its GB id, the user's line) and the frames
 of the reader's own code, and leaves out the frames inside torch; torch's log records are printed without
 the level letter, timestamp, process id and torch source line that start each line by default (the compile
-id such as `[0/0]` stays); a warning names its file relative to the Python path. `course_display(False)`
-shows everything again.
+id such as `[0/0]` stays); a warning names its file relative to the Python path. A cell run after it is
+named as IPython names it in a traceback, `Cell In[3]`, rather than ipykernel's temporary file
+(`/tmp/ipykernel_<pid>/<hash>.py`), so torch's messages say `File "Cell In[3]", line 5, in fn`, which the
+reader can find by the cell's prompt; the lines torch quotes still come from the cell, through linecache,
+as before. ipykernel's name serves its debugger, whose breakpoints in cells need it: `course_display(False)`
+shows everything as before, the names of cells run from then on included.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import linecache
 import logging
 import os
 import re
@@ -35,6 +40,7 @@ def course_display(enabled: bool = True) -> None:
     shell = _ipython()
     if shell is not None:
         shell.set_custom_exc(*(((Exception,), _show_without_torch_frames) if enabled else ((), None)))
+        _name_cells_as_ipython_shows_them(shell, enabled)
 
 
 def strip_log_prefix(text: str) -> str:
@@ -45,6 +51,30 @@ def strip_log_prefix(text: str) -> str:
 def _ipython() -> Any:
     ipython = sys.modules.get("IPython")
     return ipython.get_ipython() if ipython is not None and hasattr(ipython, "get_ipython") else None
+
+
+def _name_cells_as_ipython_shows_them(shell: Any, enabled: bool) -> None:
+    """Cells compiled from now on are named `Cell In[N]` (N, the execution count), or as the shell's compiler
+    names them (with False). IPython's compiler keeps the cell's lines in linecache under that name and maps
+    it to N, which is how its own tracebacks say `Cell In[N], line 5`."""
+    compiler = getattr(shell, "compile", None)
+    if compiler is None or not hasattr(compiler, "get_code_name"):
+        return
+    compiler.__dict__.pop("get_code_name", None)  # the class's own naming
+    if enabled:
+        own_naming = compiler.get_code_name
+
+        def get_code_name(raw_code: str, transformed_code: str, number: int) -> str:
+            lines = [line + "\n" for line in transformed_code.splitlines()]
+            name, again = f"Cell In[{number}]", 1
+            # Code run without a new execution count (a silent run) shares the count of the next cell:
+            # another name, so that each keeps its own lines.
+            while name in linecache.cache and linecache.cache[name][2:3] != (lines,):
+                again += 1
+                name = f"Cell In[{number}] ({again})"
+            return name if number else own_naming(raw_code, transformed_code, number)
+
+        compiler.get_code_name = get_code_name
 
 
 def _set_log_formatter(enabled: bool) -> None:

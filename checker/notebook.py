@@ -26,11 +26,13 @@ import sys
 import tempfile
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from checker.course.resolver import chapter_link
 from checker.display import course_display
+from checker.dynamo.cells import cell_name
 from checker.dynamo.torch_support import check_supported
 from checker.grading.report import CheckResult, Report, render_text
 
@@ -79,20 +81,24 @@ def check(exercise_id: str, solution: Callable[..., Any] | str | os.PathLike, ti
     if refusal := check_supported():  # an unsupported torch: its one sentence, as an error report
         return NotebookReport(_error_report(exercise_id, Path(), refusal))
     if callable(solution):
-        source = _defining_source(solution)
+        source, defined_in = _defining_source(solution)
+        shown_as = cell_name(defined_in) or defined_in  # a cell as its prompt names it: Cell In[7]
     elif isinstance(solution, os.PathLike) or (isinstance(solution, str) and "\n" not in solution
                                                and solution.endswith(".py")):
         source = Path(solution).read_text(encoding="utf-8")
+        shown_as = str(solution)
     else:
-        source = str(solution)
+        source, shown_as = str(solution), "the source text"
     with tempfile.TemporaryDirectory(prefix="gbcheck-nb-") as folder:
         path = Path(folder) / "submission.py"
         path.write_text(source, encoding="utf-8")
-        return NotebookReport(_GRADER.grade(exercise_id, path, timeout))
+        report = _GRADER.grade(exercise_id, path, timeout)
+    # The report names what the reader gave, not the temporary copy the grader read.
+    return NotebookReport(replace(report, file=shown_as) if shown_as and report.file == str(path) else report)
 
 
-def _defining_source(fn: Callable[..., Any]) -> str:
-    """The whole cell (or file) that defined `fn`: the grader needs its imports and helpers too."""
+def _defining_source(fn: Callable[..., Any]) -> tuple[str, str]:
+    """The whole cell (or file) that defined `fn`, and its file name: the grader needs its imports and helpers too."""
     target = inspect.unwrap(fn)
     if not hasattr(target, "__code__"):  # a module or other callable object: where its class's forward lives
         target = getattr(type(target), "forward", type(target).__call__)
@@ -100,7 +106,7 @@ def _defining_source(fn: Callable[..., Any]) -> str:
     lines = linecache.getlines(code.co_filename)
     if not lines:
         raise ValueError(f"cannot find the source of {fn!r}; pass the file path or the source text instead")
-    return "".join(lines)
+    return "".join(lines), code.co_filename
 
 
 class _Grader:

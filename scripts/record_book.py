@@ -6,13 +6,19 @@
 The same run as `jupyter nbconvert --execute --inplace` (a 900 s cell timeout, no timings), with one change
 to what is stored: where an output names a file of the book's folder by its absolute path (torch writes
 `co_filename`, which Python makes absolute, as in "Graph break in user code at /home/you/course/book/
-tiny_decoder.py:44"), the stored output names it relative to the book, `tiny_decoder.py:44`. The path of the
-recording machine's checkout is nobody's lesson; nbval's sanitizer (book/nbval-sanitize.cfg) writes the
-fresh run's paths the same way before comparing.
+tiny_decoder.py:44"), the stored output names it relative to the book, `tiny_decoder.py:44`; and where an
+output shows an object's address, as Python's repr does (`<function log_stats at 0x7f3a2c1e4220>`, which torch
+quotes in its messages), the stored output keeps `0x…` in its place. The path of the recording machine's
+checkout and the addresses of one process are nobody's lesson; nbval's sanitizer (book/nbval-sanitize.cfg)
+writes the fresh run's the same way before comparing. A reader's own run shows torch's text unchanged.
+
+A cell is named in every output as IPython names it, `Cell In[3]`, not by ipykernel's temporary file: the
+chapter's setup cell (course_display) does that in the kernel itself, so a reader in Colab sees the same.
 """
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -22,14 +28,21 @@ from nbconvert.preprocessors import ExecutePreprocessor
 BOOK = Path(__file__).resolve().parent.parent / "book"
 
 
+# An object's address in a repr, `<... at 0x7f3a2c1e4220>` or `(id=0x7f3a2c1e4220)`: 6 to 16 hex digits (after
+# a colour code's `m` too, in a traceback).
+ADDRESS = re.compile(r"(?<![0-9a-fA-FxX])0x[0-9a-fA-F]{6,16}(?![0-9a-fA-F])")
+
+
 def relative_to_book(value, folder: str):
-    """`value` (an output, or any part of it) with `folder` + separator removed from its strings."""
+    """`value` (an output, or any part of it) with `folder` + separator removed from its strings and each
+    object address written `0x…`; images are left as they are."""
     if isinstance(value, str):
-        return value.replace(folder, "")
+        return ADDRESS.sub("0x…", value.replace(folder, ""))
     if isinstance(value, list):
         return [relative_to_book(item, folder) for item in value]
     if isinstance(value, dict):
-        return {key: relative_to_book(item, folder) for key, item in value.items()}
+        return {key: item if key.startswith("image/") else relative_to_book(item, folder)
+                for key, item in value.items()}
     return value
 
 

@@ -1,7 +1,9 @@
 """The built book, as a reader sees it: a strict build, served on 127.0.0.1 and opened in headless Chromium.
 
-The session builds the book once (`jupyter-book build book/ -W -n --keep-going`, into `_build/html`) and
-serves it from a thread. The browser is Debian's `chromium` driven by playwright (which cannot download
+The session builds the book once (`jupyter-book build book/ -W -n --keep-going`, into `_build/html`, or into
+`$BOOK_OUTPUT/_build/html` when that is set, so that a build of one's own leaves the shared one alone) and
+serves it from a thread. Every page is opened as on a first visit and must log no console error, and show
+one search box. The browser is Debian's `chromium` driven by playwright (which cannot download
 its own browser here). Without chromium or playwright the browser tests are skipped on a developer's
 machine, and fail in CI (where the environment variable CI is set), so that a missing install cannot pass.
 A full-page screenshot of every chapter is kept in `_build/screenshots/`.
@@ -12,6 +14,7 @@ from __future__ import annotations
 import functools
 import http.server
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -25,8 +28,9 @@ from urllib.parse import urldefrag, urljoin, urlparse
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-HTML = ROOT / "_build" / "html"
-SCREENSHOTS = ROOT / "_build" / "screenshots"
+OUTPUT = Path(os.environ.get("BOOK_OUTPUT") or ROOT)  # jupyter-book's --path-output
+HTML = OUTPUT / "_build" / "html"
+SCREENSHOTS = OUTPUT / "_build" / "screenshots"
 CHROMIUM = os.environ.get("BOOK_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                   "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
@@ -71,7 +75,8 @@ def built_book() -> dict:
     """Build the book strictly, once per test session, into _build/html."""
     if HTML.exists():
         shutil.rmtree(HTML)
-    done = subprocess.run([*jupyter_book(), "build", "book/", "-W", "-n", "--keep-going"], cwd=ROOT,
+    elsewhere = ["--path-output", str(OUTPUT)] if OUTPUT != ROOT else []
+    done = subprocess.run([*jupyter_book(), "build", "book/", "-W", "-n", "--keep-going", *elsewhere], cwd=ROOT,
                           capture_output=True, text=True, timeout=900)
     return {"returncode": done.returncode, "log": done.stdout + done.stderr}
 
@@ -131,8 +136,6 @@ def page(browser):
 # --- the build ------------------------------------------------------------------------------------
 
 def test_pages_checked_here_are_the_pages_of_the_toc():
-    import re
-
     toc = re.findall(r"file:\s*(\S+)", (ROOT / "book" / "_toc.yml").read_text(encoding="utf-8"))
     assert list(CHAPTERS) == toc, "add the new page and its title to CHAPTERS (and a break to BREAK_SHOWN)"
 
@@ -141,6 +144,25 @@ def test_strict_build_succeeds_without_warnings(built_book):
     assert built_book["returncode"] == 0, built_book["log"][-6000:]
     assert "build succeeded" in built_book["log"]
     assert "WARNING" not in built_book["log"], built_book["log"][-6000:]
+
+
+def test_the_book_loads_jupyter_books_extensions_less_thebe_plus_its_own():
+    """_config.yml lists the extensions (to leave sphinx_thebe out, whose inline script Sphinx 7.4 writes twice):
+    the list must follow Jupyter Book's defaults, so that an upgrade that adds one is noticed."""
+    import yaml
+    from jupyter_book.config import get_default_sphinx_config
+
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    defaults = get_default_sphinx_config()["extensions"]
+    assert config["sphinx"]["config"]["extensions"] == [e for e in defaults if e != "sphinx_thebe"] + ["solution_dropdowns"]
+    assert set(config["sphinx"]["local_extensions"]) == {"solution_dropdowns"}
+
+
+def test_every_solution_cell_became_a_dropdown(book_html):
+    """book/_ext/solution_dropdowns.py turns each <details class="solution"> cell into the book's dropdown."""
+    for chapter in CHAPTERS:
+        html = (book_html / f"{chapter}.html").read_text(encoding="utf-8")
+        assert 'class="solution"' not in html and "data-changed-lines" not in html, chapter
 
 
 @pytest.mark.parametrize("chapter", [c for c in CHAPTERS if c != "running-the-course"])
@@ -168,6 +190,35 @@ def test_each_chapter_renders(site, page, chapter):
         assert page.locator("div.cell_output").count() > 3, "stored outputs are missing"
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"{chapter}.png"), full_page=True)
+
+
+@pytest.mark.parametrize("name", [*CHAPTERS, "index", "search", "genindex"])
+def test_no_page_logs_a_console_error_or_fails_a_request(site, page, name):
+    """A first visit (a fresh browser context): no script error, no console error, no request answered 4xx/5xx."""
+    errors = []
+    page.on("console", lambda message: message.type == "error" and errors.append(f"console: {message.text}"))
+    page.on("pageerror", lambda error: errors.append(f"script: {error}"))
+    page.on("response", lambda response: response.status >= 400 and errors.append(f"{response.status}: {response.url}"))
+    page.goto(site + f"{name}.html")
+    page.wait_for_load_state("networkidle")
+    assert not errors, "\n".join(errors)
+
+
+SEARCH_CONTROLS = ".search-button-field, .search-button, input[type=search]"
+
+
+@pytest.mark.parametrize("width", [1280, 700])  # the sidebar's search on a wide page, the header's on a narrow one
+@pytest.mark.parametrize("name", [*CHAPTERS, "index"])
+def test_one_search_box_per_page(site, browser, name, width):
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(site + f"{name}.html")
+        controls = page.locator(SEARCH_CONTROLS)
+        visible = [controls.nth(i) for i in range(controls.count()) if controls.nth(i).is_visible()]
+        assert len(visible) == 1, [control.evaluate("e => e.outerHTML.slice(0, 120)") for control in visible]
+    finally:
+        context.close()
 
 
 @pytest.mark.parametrize("chapter", list(BREAK_SHOWN))
@@ -203,6 +254,10 @@ def test_solution_dropdown_is_collapsed_until_clicked(site, page, chapter):
         assert dropdown.get_attribute("open") is not None
         assert "def " in code.inner_text()
         assert dropdown.locator("span.hll").count() >= 1, "the changed lines are not highlighted"
+        [name] = re.findall(r"The reference solution, (solutions/\S+\.py)\.", dropdown.inner_text())
+        shown = code.evaluate("pre => { const copy = pre.cloneNode(true); "
+                              "copy.querySelectorAll('.linenos').forEach(n => n.remove()); return copy.textContent; }")
+        assert shown.rstrip("\n") == (ROOT / name).read_text(encoding="utf-8").rstrip("\n"), f"{name} is not shown whole"
 
 
 def test_solution_reveal_screenshot(site, page):

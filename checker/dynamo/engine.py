@@ -65,7 +65,7 @@ class GraphBreak:
 
     @property
     def where(self) -> str:
-        return f"{os.path.basename(self.filename)}:{self.line}"
+        return frames.place(self.filename, self.line)
 
 
 @dataclass(frozen=True)
@@ -138,7 +138,7 @@ class Diagnosis:
             times = f" (x{gb.count})" if gb.count > 1 else ""
             lines.append(f"  {gb.gb_id or '?'} {gb.gb_type} at {gb.where}{times}: {gb.source_line}")
         if self.error:
-            at = f" at {os.path.basename(self.error.filename)}:{self.error.line}" if self.error.filename else ""
+            at = f" at {frames.place(self.error.filename, self.error.line)}" if self.error.filename else ""
             if self.error.gb_type:  # a graph break raised under fullgraph=True: its id and the user's line
                 lines.append(f"  error: {self.error.gb_id or '?'} {self.error.gb_type}{at}: {self.error.source_line}")
             else:

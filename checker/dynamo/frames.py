@@ -17,7 +17,7 @@ from typing import Any
 import torch
 from torch._dynamo import eval_frame as _eval_frame
 
-from checker.dynamo import torch_support
+from checker.dynamo import cells, torch_support
 
 _TORCH_DIR = os.path.dirname(torch.__file__)
 _STDLIB_DIR = os.path.dirname(os.__file__)
@@ -41,6 +41,13 @@ def is_own_code(filename: str | None) -> bool:
 
 def source_line(filename: str | None, line: int | None) -> str:
     return linecache.getline(filename, line).strip() if filename and line else ""
+
+
+def place(filename: str | None, line: int | None) -> str:
+    """Where a line is, as the reader sees it: `Cell In[3], line 5` for a notebook cell, as IPython's own
+    tracebacks say it (not ipykernel's temporary file), else `file.py:5`."""
+    cell = cells.cell_name(filename)
+    return f"{cell}, line {line}" if cell else f"{os.path.basename(filename or '')}:{line}"
 
 
 def user_location(stack, focus_file, fallback):
