@@ -80,6 +80,7 @@ DELETED = [
     ("capstone-block", "delete: self.attention_entropy = -(", "entropy-logged"),
     ("time-from-outside", 'delete: TIMINGS["layer"] = benchmark.Timer(', "timing-helper"),
     ("freeze-at-init", "delete: self.feature_encoder.requires_grad_(False)", "encoder-frozen"),
+    ("streaming-accuracy", "delete: self.correct += (", "accuracy-over-every-batch"),
 ]
 
 

@@ -292,6 +292,14 @@ def _recompile_check(exercise: Exercise, trials: Trials, seed: draws.Seed | None
                            f"the exercise allows {limit}")
     # Named by example case, sorted, so that the message is the same whatever order the calls came in.
     shapes = {draw.case: [tuple(a.shape) for a in draw.args if isinstance(a, torch.Tensor)] for draw in fresh}
+    if len({tuple(shown) for shown in shapes.values()}) == 1 and next(iter(shapes.values())):
+        # One shape for every input: which call met which graph depends on the call order, and no size explains it.
+        return CheckResult("no-recompilation", FAIL,
+                           f"default mode compiled the function {len(cases_of)} times over {len(calls)} calls, where "
+                           f"the exercise allows {limit}, though every input has the shapes "
+                           f"{', '.join(map(str, next(iter(shapes.values()))))}. Each graph after the first was "
+                           "compiled because a guard of the earlier ones failed, on something other than a size "
+                           "(a Python value, a list's length); TORCH_LOGS=\"recompiles\" prints which guard.")
     groups = sorted((sorted(cases) for cases in cases_of.values() if cases), key=lambda cases: cases[0])
     which = "; ".join(("one graph for " if not i else "one for ") + _inputs_text(cases, shapes)
                       for i, cases in enumerate(groups))
