@@ -136,3 +136,43 @@ def test_a_graph_that_picks_its_answer_by_size_fails_at_a_size_the_check_never_d
     assert checks["no-recompilation"].status == "pass", report.checks  # it is one dynamic graph
     assert report.status == "fail" and checks["replay-matches"].status == "fail", report.checks
     assert "at a size no call of the check had" in checks["replay-matches"].message
+
+
+def test_every_process_a_check_leaves_behind_is_killed_when_it_ends(tmp_path):
+    """setsid and a double fork leave the check's process group; the grader, a child subreaper, gets the
+    orphans and kills them when the check ends, while the check's verdict still comes."""
+    import os
+    import secrets
+    import sys
+    import time
+
+    from checker.grading import sandbox, strays
+    from checker.grading.strict import check_file
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("a child subreaper is Linux's")
+    marker = f"gbstray{secrets.token_hex(3)}"  # the leftover's name, found in /proc afterwards
+    leave = (f"import ctypes, os, time\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
+             f"        ctypes.CDLL(None).prctl(15, {marker.encode()!r}, 0, 0, 0)\n        time.sleep(60)\n"
+             f"    os._exit(0)\n")
+    exercise = find_exercise("cond-on-input")
+    attempt = tmp_path / "attempt.py"
+    attempt.write_text(leave + exercise.solution_path.read_text())
+
+    def named() -> list[str]:
+        found = []
+        for entry in (e for e in os.listdir("/proc") if e.isdigit()):
+            try:
+                with open(f"/proc/{entry}/comm") as comm:
+                    if comm.read().strip() == marker:
+                        found.append(entry)
+            except OSError:
+                pass
+        return found
+
+    sandbox.prepare()
+    report = check_file(exercise, attempt, sandbox.Limits(timeout=30))
+    assert {check.name: check.status for check in report.checks}["eager-runs"] == "pass"
+    time.sleep(0.5)
+    assert named() == [], "a process the check left is still running"
+    assert strays.children() == []  # and nothing of it is left unreaped either

@@ -24,6 +24,7 @@ import tempfile
 from pathlib import Path
 
 from checker.course.resolver import CLONE, WORKSPACE, Course
+from checker.grading import strays
 
 IDLE_SECONDS = 600
 
@@ -86,6 +87,7 @@ def start(course: Course) -> None:
     except OSError:
         return
     with log:
-        subprocess.Popen([sys.executable, "-m", "checker.service", "--socket", str(path), "--workspace",
-                          str(course.root), "--idle", str(IDLE_SECONDS)], cwd=course.root, stdin=subprocess.DEVNULL,
-                         stdout=log, stderr=log, start_new_session=True)
+        grader = subprocess.Popen([sys.executable, "-m", "checker.service", "--socket", str(path), "--workspace",
+                                   str(course.root), "--idle", str(IDLE_SECONDS)], cwd=course.root,
+                                  stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
+    strays.keep(grader.pid)  # this process's own helper, not a check's leftover

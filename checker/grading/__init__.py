@@ -1,7 +1,7 @@
 """Deciding a verdict: a learner's file run in sandboxed children, and the grader's own replay of its graphs.
 
 `sandbox` forks isolated, limited children (`limits` says how far, `confine` keeps their writes in a
-scratch folder); `trial` is what runs inside one, and `observe` watches there
+scratch folder, `strays` kills what a check leaves behind); `trial` is what runs inside one, and `observe` watches there
 what the file does besides returning values; `tamper` finds what a file switched off; `replay` rebuilds
 recorded graphs as data, calling only what `allowed` resolves; `audit` computes the reference and replays
 in the grader; `strict` turns all of it into named checks, with `contracts` for what a task asks the code

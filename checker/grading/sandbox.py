@@ -37,6 +37,7 @@ from typing import Any
 
 import torch
 
+from checker.grading import strays
 from checker.grading.confine import confine
 from checker.grading.limits import Limits  # noqa: F401 - part of this module's interface (sandbox.Limits)
 
@@ -101,17 +102,20 @@ def stop_all() -> None:
         _kill_group(pid)
         if scratch:
             shutil.rmtree(scratch, ignore_errors=True)
+    strays.kill_strays(_LIVE)  # and whatever they left outside their groups (the checks are reaped by their waiter)
 
 
 def prepare() -> None:
     """Make this process safe to fork jobs from: one intra-op thread, set before any torch op; and not
     dumpable, so that no other process of this user (a check's included) can read its memory, environment
-    or descriptors through /proc or attach to it. Children inherit it."""
+    or descriptors through /proc or attach to it. Children inherit it. And a subreaper, so that every
+    process a check leaves behind is killed when it ends (strays.py)."""
     torch.set_num_threads(1)
     if sys.platform.startswith("linux"):
         import ctypes
 
         ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
+    strays.become_subreaper()  # what a check leaves orphaned comes back here, to be killed (strays.py)
 
 
 @dataclass(frozen=True)
@@ -339,6 +343,7 @@ def _reap(child: _Running) -> int:
     _, status = os.waitpid(child.pid, 0)
     _LIVE.pop(child.pid, None)
     os.close(child.pidfd)
+    strays.kill_strays(_LIVE)  # what it left outside its group (setsid, a double fork)
     if child.scratch:
         shutil.rmtree(child.scratch, ignore_errors=True)
     return status
