@@ -1,11 +1,13 @@
 """Exercise: a graph break three calls deep, in a helper every attention layer uses.
 
-`decoder` is a small decoder with rotary position embeddings. Each layer's attention rotates its queries and keys
-with `apply_rotary`, which asks `rotary_angles` for the angle of every position. Compiled, the decoder breaks on
-one line of that helper, three calls below `decoder`, and the break is reported once for every function on the
-way down to it. Find the frame the break is really in, fix it there, and make `decoder` compile as one graph in
-default mode, with the same outputs and without changing any config (on torch 2.13, `fullgraph=True` captures the
-`int(...)` into the graph instead of breaking there, so it does not show this break).
+`decoder` is a small decoder of two layers with rotary position embeddings. Each layer's attention rotates its
+queries and keys with `apply_rotary`, which asks `rotary_angles` for the angle of every position. Compiled, the
+decoder breaks on one line of that helper, three calls below `decoder`, and the break is reported once for every
+function on the way down to it. To see the whole chain of calls in one report, call the compiled decoder inside
+`with torch._dynamo.error_on_graph_break(True):` (on torch 2.13, `fullgraph=True` captures the `int(...)` into the
+graph instead of breaking there, so it does not show this break; torch 2.8 has no error_on_graph_break, and there
+`fullgraph=True` does). Find the frame the break is really in, fix it there, and make `decoder` compile as one
+graph in default mode, with the same outputs and without changing any config.
 Check your fix with:  gbcheck check nested-rotary-table
 """
 
@@ -40,15 +42,14 @@ class RotaryAttention(nn.Module):
 
 
 class Decoder(nn.Module):
-    def __init__(self, dim: int = 8, layers: int = 2):
+    def __init__(self, dim: int = 8):
         super().__init__()
-        self.norms = nn.ModuleList(nn.LayerNorm(dim) for _ in range(layers))
-        self.attentions = nn.ModuleList(RotaryAttention(dim) for _ in range(layers))
+        self.norm1, self.attention1 = nn.LayerNorm(dim), RotaryAttention(dim)
+        self.norm2, self.attention2 = nn.LayerNorm(dim), RotaryAttention(dim)
 
     def forward(self, x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
-        for norm, attention in zip(self.norms, self.attentions):
-            x = x + attention(norm(x), positions)
-        return x
+        x = x + self.attention1(self.norm1(x), positions)
+        return x + self.attention2(self.norm2(x), positions)
 
 
 torch.manual_seed(0)

@@ -36,15 +36,14 @@ class RotaryAttention(nn.Module):
 
 
 class Decoder(nn.Module):
-    def __init__(self, dim: int = 8, layers: int = 2):
+    def __init__(self, dim: int = 8):
         super().__init__()
-        self.norms = nn.ModuleList(nn.LayerNorm(dim) for _ in range(layers))
-        self.attentions = nn.ModuleList(RotaryAttention(dim) for _ in range(layers))
+        self.norm1, self.attention1 = nn.LayerNorm(dim), RotaryAttention(dim)
+        self.norm2, self.attention2 = nn.LayerNorm(dim), RotaryAttention(dim)
 
     def forward(self, x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
-        for norm, attention in zip(self.norms, self.attentions):
-            x = x + attention(norm(x), positions)
-        return x
+        x = x + self.attention1(self.norm1(x), positions)
+        return x + self.attention2(self.norm2(x), positions)
 
 
 torch.manual_seed(0)
