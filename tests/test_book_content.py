@@ -131,8 +131,8 @@ TECHNIQUES = {
     "data-dependent": ["cond = (x.sum() > 0).item()", "torch.cond(", "capture_scalar_outputs=True",
                        "TORCHDYNAMO_CAPTURE_SCALAR_OUTPUTS=1", "torch.library.custom_op", "register_fake",
                        ".data_ptr()", "while ", "error_on_graph_break"],
-    "printing-logging": ["reorderable_logging_functions = {print}", "torch.compiler.is_compiling()",
-                         "ignore_logging_functions = {logger.info}", "warnings.warn", "logger.info", ".add_(1)"],
+    "printing-logging": ["reorderable_logging_functions.add(print)", "torch.compiler.is_compiling()",
+                         "ignore_logging_functions.add(logger.info)", "warnings.warn", "logger.info", ".add_(1)"],
     "python-side-effects": ["copy.deepcopy(", ".copy_(", "param.requires_grad = False", ".requires_grad_(False)",
                             "torch.no_grad()", 'register_buffer("step"', "nn.Parameter(", "LOSSES.append(", "global CALLS",
                             "@dataclasses.dataclass", "yield", "except KeyError", "raise BoxFormatError"],
@@ -177,6 +177,12 @@ OUTPUTS_SHOW = {
         "3 losses logged, STATS has ['loss'], CALLS = 3",
         # an escaping exception: default mode hands the caller its own exception, fullgraph=True does not
         "BoxFormatError: anchors need 4 coordinates, got 5", "caught: anchors need 4 coordinates, got 5",
+        # ...and turns compilation of the function off, for good inputs and new wrappers too, until a reset
+        "bad anchors: raised BoxFormatError, 0 graph(s) run", "good anchors again: returned, 0 graph(s) run",
+        "good anchors, a new torch.compile: returned, 0 graph(s) run",
+        "good anchors, after torch._dynamo.reset(): returned, 1 graph(s) run",
+        # validated before the compiled call, a bad input costs the good ones nothing
+        "good anchors again: returned, 1 graph(s) run",
     ],
     "dynamic-shapes": [
         # torch 2.13: fullgraph=True captures nonzero, default mode breaks on it
@@ -204,6 +210,9 @@ OUTPUTS_SHOW = {
         "no autograd formula was registered",
         # a skipped loop still compiles the function it calls
         "default: 1 graph(s), 2 op(s), 1 graph break(s)",
+        # work before a with/try block is compiled; a loop costs the whole function
+        "prepared_timed_layer: 1 graph(s), [['sin', 'matmul']]",
+        "prepared_guarded_layer: 1 graph(s), [['sin', 'matmul']]", "prepared_layers: 0 graph(s), []",
     ],
     "nested-graph-breaks": [
         "(x3)", "3 reports of: Failed to trace builtin operator", "torch_dynamo_resume_in_scale_at_2",
