@@ -1,11 +1,15 @@
 """The third ring: submissions that attack the grader around the verdict, not the graph. Each family is
 answered by a fact the grader establishes itself, outside the checked process, and fails closed."""
 
+from pathlib import Path
+
 import pytest
 import torch
 
 from checker.course.manifest import find_exercise
 from checker.grading import audit
+
+ROOT_TESTS = Path(__file__).parent
 
 
 def test_a_graph_whose_fake_run_raises_is_not_taken_for_one_default_mode_compiles():
@@ -176,3 +180,63 @@ def test_every_process_a_check_leaves_behind_is_killed_when_it_ends(tmp_path):
     time.sleep(0.5)
     assert named() == [], "a process the check left is still running"
     assert strays.children() == []  # and nothing of it is left unreaped either
+
+
+WHOLE_LOSS_AS_OPERATOR = '''
+_unfixed_step = greedy_match  # the exercise's own code above, unchanged
+
+
+@torch.library.custom_op("gbhostile::whole_loss", mutates_args=())
+def whole_loss(pred_boxes: torch.Tensor, target_boxes: torch.Tensor) -> torch.Tensor:
+    """The unfixed function, all of it, behind one operator: Dynamo sees no break, and nothing to check."""
+    cost = torch.cdist(pred_boxes, target_boxes, p=1)
+    match = _unfixed_step(cost)
+    return (pred_boxes[match] - target_boxes).abs().mean()
+
+
+@whole_loss.register_fake
+def _(pred_boxes, target_boxes):
+    return pred_boxes.new_empty(())
+
+
+def box_matching_loss(pred_boxes, target_boxes):
+    return whole_loss(pred_boxes, target_boxes)
+'''
+
+
+@pytest.mark.parametrize("case", ["whole function", "another interface"])
+def test_an_operator_is_replayed_as_the_reference_step_so_a_skip_is_no_pass(tmp_path, case):
+    """An operator exercise's graph used to be unreplayable (the operator is the file's code), and a skip
+    counted as a pass: any graph around any operator got full marks. Now the grader replays the graph with
+    the reference's step in place of the learner's one operator: hiding the whole function in an operator,
+    or an operator with another interface than the step's, fails; the book's fix passes (verify)."""
+    from checker.grading.strict import check_file
+
+    if case == "whole function":
+        exercise = find_exercise("custom-op-matching")
+        path = tmp_path / exercise.file
+        path.write_text(exercise.exercise_path.read_text() + WHOLE_LOSS_AS_OPERATOR)
+    else:
+        exercise = find_exercise("numpy-custom-op")
+        path = ROOT_TESTS / "alternatives" / "numpy-custom-op__curve_as_arguments.rejected.py"
+    report = check_file(exercise, path)
+    checks = {check.name: check for check in report.checks}
+    assert [name for name, check in checks.items() if check.status != "pass"] == ["replay-matches"], report.checks
+    assert f"in place of your operator, which must take and return what `{exercise.opaque_step}` does" in \
+        checks["replay-matches"].message
+
+
+def test_a_graph_calling_two_operators_of_the_file_is_refused_for_an_operator_exercise():
+    from checker.grading import allowed, replay
+
+    record = {"nodes": [{"name": "x", "op": "placeholder", "input": {"kind": "argument", "name": "x"}},
+                        {"name": "a", "op": "call_function", "target": "torch.ops.mine.one.default",
+                         "args": {"tuple": [{"node": "x"}]}, "kwargs": {"dict": []}},
+                        {"name": "b", "op": "call_function", "target": "torch.ops.mine.two.default",
+                         "args": {"tuple": [{"node": "a"}]}, "kwargs": {"dict": []}},
+                        {"name": "output", "op": "output", "args": {"tuple": [{"node": "b"}]}}], "subgraphs": {}}
+    with pytest.raises(allowed.Refused, match="2 operators of the file"):
+        replay.rebuild(record, operator=torch.ops.aten.neg.default)
+    module, _, _ = replay.rebuild({**record, "nodes": record["nodes"][:2] + [
+        {"name": "output", "op": "output", "args": {"tuple": [{"node": "a"}]}}]}, operator=torch.ops.aten.neg.default)
+    assert torch.equal(module(torch.ones(2)), -torch.ones(2))  # the one operator, replayed as the reference

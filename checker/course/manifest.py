@@ -72,6 +72,10 @@ class Exercise:
     # nonstrict_trace function): its graphs cannot be replayed without that code, so the verdict rests on
     # the sandboxed run on fresh inputs (the report says so). Elsewhere such a graph fails the replay.
     opaque_calls: bool = False
+    # For an operator exercise: the function of the solution that the learner's operator stands for (its
+    # `torch.library` operator). The replay runs the graph around the learner's one operator with this
+    # reference in its place, so the operator must take and return what it does.
+    opaque_step: str = ""
     # The most graphs the fix may compile the entry into over all the inputs (the "no-recompilation"
     # check); 0 when the exercise does not count them. 2 allows what automatic dynamic shapes does: the
     # first call's sizes, then one graph with the sizes that changed made dynamic.
@@ -222,7 +226,7 @@ def _located(exercise: Exercise, course: Course) -> Exercise:
 
 _REQUIRED = ("id", "title", "file", "entry", "chapter", "category", "points", "hints", "inputs")
 _OPTIONAL = ("expected_break", "fails_eagerly", "allowed_config", "rtol", "atol", "task", "forbidden_ops",
-             "opaque_calls", "max_compilations", "variant", "contract", "equivalent", "formerly")
+             "opaque_calls", "opaque_step", "max_compilations", "variant", "contract", "equivalent", "formerly")
 # The checks every exercise has: a contract cannot take one of their names.
 BUILT_IN_CHECKS = ("eager-runs", "eager-matches", "fullgraph-compiles", "no-graph-breaks", "compiled-matches",
                    "nothing-switched-off", "no-recompilation", "replay-matches")
@@ -245,6 +249,10 @@ def _exercise_from_table(table: dict[str, Any]) -> Exercise:
     if not table.get("expected_break") and not limit:
         raise ManifestError(f"exercise {name}: needs expected_break (the GB id the unfixed file shows) or "
                             "max_compilations (for an exercise about recompilation)")
+    step = table.get("opaque_step", "")
+    if step and (not isinstance(step, str) or not step.isidentifier() or not table.get("opaque_calls")):
+        raise ManifestError(f"exercise {name}: opaque_step names a function of the solution (with opaque_calls = "
+                            f"true), not {step!r}")
     formerly = table.get("formerly", [])
     if not isinstance(formerly, list) or not all(
             isinstance(old, str) and old.endswith(".py") and Path(old).name == old for old in formerly):

@@ -86,7 +86,7 @@ def audit_here(exercise: Exercise, seed: draws.Seed, default_trial: Any) -> sand
                            timed_out=False, seconds=time.monotonic() - started)
 
 
-_solutions: dict[str, Any] = {}  # exercise id -> the solution's entry, imported once per process
+_solutions: dict[str, Any] = {}  # exercise id -> the solution module, imported once per process
 
 
 def _reference(exercise: Exercise, calls: list[draws.Draw]) -> list[Any]:
@@ -97,8 +97,8 @@ def _reference(exercise: Exercise, calls: list[draws.Draw]) -> list[Any]:
             module = import_file(str(exercise.solution_path), prefix="reference_")
         sys.modules.pop(module.__name__, None)  # not where a checked process forked later would look
         state.restore()
-        _solutions[exercise.id] = getattr(module, exercise.entry)
-    entry, outputs = _solutions[exercise.id], []
+        _solutions[exercise.id] = module
+    entry, outputs = getattr(_solutions[exercise.id], exercise.entry), []
     with contextlib.redirect_stdout(io.StringIO()), engine._set_stance("force_eager"):
         for draw in calls:
             args = tuple(fresh_copy(a) for a in draw.args)
@@ -162,16 +162,21 @@ def judge(exercise: Exercise, trial: Any, order: list[int], trial_draws: list[dr
     if exercise.max_compilations and len(used) > exercise.max_compilations:
         return {"status": "fail", "message": f"the calls ran {len(used)} different captured graphs, where this "
                 f"exercise allows {exercise.max_compilations}: the function was compiled again for new inputs"}
+    operator = _reference_step(exercise)
     rebuilt: dict[int, tuple] = {}
     for graph_index in used:
         record = records[graph_index]
         try:
             if isinstance(record, dict) and "unreplayable" in record:
                 raise replay.NotReplayable(f"the graph holds {record['unreplayable']}")
-            rebuilt[graph_index] = replay.rebuild(record)
+            rebuilt[graph_index] = replay.rebuild(record, operator=operator)
         except replay.NotReplayable as err:
-            if exercise.opaque_calls:
+            if exercise.opaque_calls and not exercise.opaque_step:
                 raise
+            if exercise.opaque_step:
+                return {"status": "fail", "message": f"{err}: code of your file the grader cannot put its reference "
+                        f"in for; this exercise's fix makes `{exercise.opaque_step}` a torch.library operator, which "
+                        "the grader replays as its own"}
             return {"status": "fail", "message": f"{err}: code the grader cannot replay without your file, and "
                     "this exercise's fix needs none (is the function hidden behind an operator of its own?)"}
         forbidden = _forbidden(exercise, rebuilt[graph_index][2])
@@ -187,7 +192,7 @@ def judge(exercise: Exercise, trial: Any, order: list[int], trial_draws: list[dr
                                 f"({_note(exercise, draw)})")
             continue
         for graph_index, returned in sorted(pairs, key=repr):
-            module, inputs, _ = replay.rebuild(records[graph_index])  # fresh: nothing kept from an earlier call
+            module, inputs, _ = replay.rebuild(records[graph_index], operator=operator)  # fresh: nothing kept
             values = [fresh_copy(v) for v in replay.graph_inputs(inputs, parameters, draw.args, draw.kwargs)]
             before = _process_flags()
             problem = _replay_one(exercise, module, values, returned, want)
@@ -195,12 +200,15 @@ def judge(exercise: Exercise, trial: Any, order: list[int], trial_draws: list[dr
                 problem = "changed a process-wide setting, which a fix's graph never does"
             if problem:
                 failures.setdefault(number, f"the captured graph, replayed by the grader on an input drawn after "
-                                    f"your code had finished ({_note(exercise, draw)}), {problem}")
+                                    f"your code had finished ({_note(exercise, draw)}), {problem}" + (
+                                        f" (the grader runs the reference's `{exercise.opaque_step}` in place of your "
+                                        f"operator, which must take and return what `{exercise.opaque_step}` does)"
+                                        if operator is not None else ""))
                 break
             replayed += 1
     if failures:
         return {"status": "fail", "message": failures[min(failures)]}
-    problem = _unseen_problem(exercise, records, claimed, unseen, parameters)
+    problem = _unseen_problem(exercise, records, claimed, unseen, parameters, operator)
     if problem:
         return {"status": "fail", "message": problem}
     replayed += len(unseen)
@@ -216,13 +224,26 @@ def judge(exercise: Exercise, trial: Any, order: list[int], trial_draws: list[dr
         if problem:
             return {"status": "fail", "message": problem}
     called = sorted({str(name) for _, _, names in rebuilt.values() for name in names})
+    mine = replay.file_operators(set(called))
+    standing = (f", with the reference's `{exercise.opaque_step}` in place of your operator {mine[0]}"
+                if operator is not None and mine else "")
     return {"status": "pass", "message": f"the grader rebuilt the {len(rebuilt)} captured graph(s) and replayed "
-            f"them {replayed} times on inputs drawn after your code had finished: they compute the reference",
+            f"them {replayed} times on inputs drawn after your code had finished{standing}: they compute the reference",
             "called": called}
 
 
+def _reference_step(exercise: Exercise) -> Any:
+    """The solution's function an operator exercise's operator stands for (None for other exercises)."""
+    if not exercise.opaque_step:
+        return None
+    if exercise.id not in _solutions:
+        _reference(exercise, [])
+    step = getattr(_solutions[exercise.id], exercise.opaque_step)
+    return getattr(step, "_opoverload", step)  # a torch.library.custom_op: its operator, which FX can call
+
+
 def _unseen_problem(exercise: Exercise, records: list, claimed: dict[tuple, set[tuple[int, Any]]],
-                    unseen: list[tuple[draws.Draw, Any]], parameters: list) -> str | None:
+                    unseen: list[tuple[draws.Draw, Any]], parameters: list, operator: Any = None) -> str | None:
     """An exercise about recompilation: the graph that served the most sizes (the dynamic one, compiled for
     every size after the first) must compute the reference at sizes no trial call had (draws.unseen_sizes)."""
     if not unseen:
@@ -236,7 +257,7 @@ def _unseen_problem(exercise: Exercise, records: list, claimed: dict[tuple, set[
             served[graph_index] = served.get(graph_index, 0) + 1
     graph_index = max(served, key=lambda g: (served[g], g))
     for draw, want in unseen:
-        module, inputs, _ = replay.rebuild(records[graph_index])
+        module, inputs, _ = replay.rebuild(records[graph_index], operator=operator)
         values = [fresh_copy(v) for v in replay.graph_inputs(inputs, parameters, draw.args, draw.kwargs)]
         shapes = ", ".join(str(list(a.shape)) for a in draw.args if isinstance(a, torch.Tensor))
         try:

@@ -32,9 +32,11 @@ A graph that passes all four computes the reference on inputs its author could n
 however it was obtained. What a submission can still do: for an exercise whose fix is a configuration
 flag alone (capture-item, capture-nonzero), fabricate result frames around the graph that fullgraph=True
 captures from the unfixed code, since the graph is then the fixed one; fake what its logging prints
-(prints are not graph operations); and, where the graph calls an operator the learner's file defines
-(the custom-op exercises), nothing can be replayed without the learner's code: the report says so and
-the verdict rests on the sandboxed run on fresh inputs, the tamper check and the remaining checks. A
+(prints are not graph operations); where the graph calls an operator the learner's file defines (the
+custom-op exercises), the graph around it is replayed with the reference's step in its place (the
+manifest's `opaque_step`), so the operator's body is believed, not replayed; and where the graph calls
+the file's Python (nonstrict_trace), nothing can be replayed without the learner's code: the report says
+so and the verdict rests on the sandboxed run on fresh inputs, the tamper check and the other checks. A
 recorded graph can also make the replay slow or large: it runs allow-listed operations only, but in the
 grader (a size cap on records, and for an exam a container per grading run, bound that).
 
@@ -50,6 +52,7 @@ from typing import Any
 
 import torch
 import torch.fx
+from torch._dynamo.variables.misc import produce_trampoline_autograd_apply
 
 from checker.grading.allowed import NotReplayable, Refused, resolve, tensor_method
 
@@ -88,9 +91,12 @@ def graph_record(gm: torch.fx.GraphModule, example_inputs: tuple[Any, ...], dept
 
 
 def _outside_torch(target: Any) -> bool:
-    """A Python function of neither torch, nor `operator` or `math`: the file's own (allow_in_graph)."""
+    """A Python function of neither torch, nor `operator` or `math`: the file's own (allow_in_graph); or the
+    trampoline Dynamo calls an autograd.Function of the file through (allow_in_graph on its class)."""
     if not isinstance(target, types.FunctionType):
         return False
+    if getattr(target, "_origin", None) is produce_trampoline_autograd_apply:
+        return True
     module = target.__module__ or ""
     return not (module == "torch" or module.startswith("torch.") or module in ("operator", "_operator", "math"))
 
@@ -154,8 +160,11 @@ def _encode(value: Any) -> Any:
 
 # --- in the grader's replay process: data to graphs --------------------------------------------------
 
-def rebuild(record: Any, depth: int = 0) -> tuple[torch.fx.GraphModule, list[dict[str, Any]], set[str]]:
-    """A GraphModule from a graph record, its top-level inputs, and every target name it calls."""
+def rebuild(record: Any, depth: int = 0, operator: Any = None) -> tuple[torch.fx.GraphModule, list[dict[str, Any]], set[str]]:
+    """A GraphModule from a graph record, its top-level inputs, and every target name it calls.
+
+    `operator`: the reference that stands for the one operator of the learner's file the graph may call
+    (an operator exercise's `opaque_step`); without it, such a call is NotReplayable."""
     if not isinstance(record, dict) or not isinstance(record.get("nodes"), list):
         raise Refused("a graph record that is not one")
     if depth > MAX_DEPTH or len(record["nodes"]) > MAX_NODES:
@@ -179,13 +188,18 @@ def rebuild(record: Any, depth: int = 0) -> tuple[torch.fx.GraphModule, list[dic
                 target = entry.get("target")
                 if not isinstance(target, str) or not target.isidentifier() or target not in subgraphs:
                     raise Refused("a branch graph that is not in the record")
-                module, _, inner = rebuild(subgraphs[target], depth + 1)
+                module, _, inner = rebuild(subgraphs[target], depth + 1, operator)
                 called |= inner
                 root.add_module(target, module)
                 env[name] = graph.get_attr(target)
         elif op == "call_function":
             called.add(entry.get("target"))
-            fn = resolve(entry.get("target"))
+            try:
+                fn = resolve(entry.get("target"))
+            except NotReplayable:
+                if operator is None:
+                    raise
+                fn = operator  # the learner's operator, replayed as the reference's
             env[name] = graph.call_function(fn, _decode(entry.get("args"), env), _decode(entry.get("kwargs"), env))
         elif op == "call_method":
             called.add(entry.get("target"))
@@ -195,7 +209,21 @@ def rebuild(record: Any, depth: int = 0) -> tuple[torch.fx.GraphModule, list[dic
             graph.output(_decode(entry.get("args"), env)[0])
         else:
             raise Refused(f"a graph node of kind {op!r}")
+    mine = file_operators(called)
+    if depth == 0 and operator is not None and len(mine) > 1:
+        raise Refused(f"the graph calls {len(mine)} operators of the file ({', '.join(mine)}), where this exercise's "
+                      "fix makes one step an operator")
     return torch.fx.GraphModule(root, graph), inputs, called
+
+
+def file_operators(called: set[str]) -> list[str]:
+    """The operators of the learner's file among a graph's targets, as "namespace::name"."""
+    found = set()
+    for name in called:
+        parts = str(name).split(".")
+        if parts[:2] == ["torch", "ops"] and len(parts) in (4, 5) and parts[2] not in ("aten", "prims", "higher_order"):
+            found.add(f"{parts[2]}::{parts[3]}")
+    return sorted(found)
 
 
 def _decode(value: Any, env: dict[str, torch.fx.Node]) -> Any:

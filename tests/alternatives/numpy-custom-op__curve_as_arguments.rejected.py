@@ -3,6 +3,10 @@
 Dynamo cannot trace `np.interp` (GB0294). Wrapped in a custom operator, it is one opaque call in the graph.
 Here the operator is a general piecewise-linear map: the curve's points are part of its schema (`float[]`),
 passed as plain Python lists built once from the NumPy arrays, so the same operator could serve other curves.
+
+Rejected: the task asks for an operator that takes and returns what `calibrate` does, because the grader
+replays the graph around the operator with the reference's `calibrate` in its place (an operator's body is
+code of the file, which the grader never runs); this one takes the curve too (tests/test_third_ring.py).
 """
 
 import numpy as np
