@@ -25,8 +25,9 @@ them alone is trusted for a pass. The decisive fact is established by the grader
 has ended, it draws a replay seed, and computes the reference and replays the recorded graphs on the new
 draws itself, never importing the learner's file (audit.py; a sandboxed child instead where the solution
 registers an operator, which must not outlive the check). replay.py says how, and what a submission can
-still do. A pass needs every check, the replay included; where the graph calls the learner's own operator
-the replay cannot apply, and the report says so.
+still do. A pass needs every check, the replay included; where the graph calls the learner's own operator,
+the replay puts the reference's step in its place; where it calls the file's Python (nonstrict_trace), the
+replay cannot apply, and the report says so.
 """
 
 from __future__ import annotations
