@@ -240,3 +240,21 @@ def test_a_graph_calling_two_operators_of_the_file_is_refused_for_an_operator_ex
     module, _, _ = replay.rebuild({**record, "nodes": record["nodes"][:2] + [
         {"name": "output", "op": "output", "args": {"tuple": [{"node": "a"}]}}]}, operator=torch.ops.aten.neg.default)
     assert torch.equal(module(torch.ones(2)), -torch.ones(2))  # the one operator, replayed as the reference
+
+
+def test_gradescope_runs_a_submissions_checks_as_a_user_of_its_own_when_the_grader_is_root(tmp_path):
+    """Gradescope's container runs the grader as root; a check running as root could read what root reads
+    and signal what root may. The submission's checks run as the student's uid, as class grading's do."""
+    import os
+
+    from checker.classroom.gradescope import grade_one_submission
+
+    if os.geteuid() != 0:
+        pytest.skip("the grader switches users only when it runs as root")
+    exercise = find_exercise("cond-on-input")
+    (tmp_path / "submission").mkdir()
+    (tmp_path / "submission" / exercise.file).write_text(
+        "import os\nassert os.getuid() != 0, 'this check runs as root'\n" + exercise.solution_path.read_text())
+    results = grade_one_submission(tmp_path / "submission", tmp_path / "results" / "results.json")
+    test = next(test for test in results["tests"] if test["name"].startswith(exercise.id + ":"))
+    assert test["status"] == "passed", test["output"]

@@ -12,6 +12,7 @@ makes) let the same script run in a test folder laid out like Gradescope's.
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 import zipfile
 from dataclasses import replace
@@ -77,6 +78,7 @@ def grade_one_submission(submission: Path, results: Path, limits: sandbox.Limits
     """Grade one student's folder and write Gradescope's results.json to `results`."""
     exercises = [ex for ex in load_exercises() if not ex.skip]  # those the installed torch can run
     with tempfile.TemporaryDirectory(prefix="gbcheck-gs-") as staging:
+        os.chmod(staging, 0o711)  # the student's checks may enter their own folder in it (stage makes it theirs)
         student = Student(name="submission", files={}, uid=FIRST_STUDENT_UID)
         found = {}
         if submission.is_dir():
@@ -86,7 +88,10 @@ def grade_one_submission(submission: Path, results: Path, limits: sandbox.Limits
         stage(student, found, Path(staging) / "files")
         for exercise in exercises:
             if exercise.id in student.files:
-                report = check_file(exercise, student.files[exercise.id], limits, pristine=True)
+                # As root (Gradescope's container), the checks run as the student's uid, which owns only
+                # the staged copies: not the results file, the course or the grader's process.
+                report = check_file(exercise, student.files[exercise.id], limits, pristine=True,
+                                    user=student.uid if os.geteuid() == 0 else None)
                 student.reports[exercise.id] = replace(report, file=exercise.file)
         data = gradescope_results(student, exercises)
     results.parent.mkdir(parents=True, exist_ok=True)

@@ -106,9 +106,11 @@ def reference_outcome(exercise: Exercise, limits: sandbox.Limits) -> sandbox.Out
 
 
 def check_file(exercise: Exercise, path: str | os.PathLike, limits: sandbox.Limits = sandbox.Limits(),
-               hint_level: int = 0, seed: draws.Seed | None = None, pristine: bool = False) -> Report:
+               hint_level: int = 0, seed: draws.Seed | None = None, pristine: bool = False,
+               user: int | None = None) -> Report:
     """Grade one file against one exercise: run the trials, then audit and decide. `seed` repeats a check;
-    `pristine` as in `finish` (for a grader that stays up)."""
+    `pristine` as in `finish` (for a grader that stays up); `user`: the uid the trials run as, for a
+    grader running as root (sandbox.Job)."""
     path = os.path.abspath(path)
     if exercise.skip:
         return skipped_report(exercise, path)
@@ -117,7 +119,8 @@ def check_file(exercise: Exercise, path: str | os.PathLike, limits: sandbox.Limi
     engine.warm_up()
     trial_seed = draws.fresh_seed() if seed is None else seed.trial
     source = read_source(path)
-    outcome = sandbox.run_job(trial_job(exercise, path, trial_seed), limits)
+    outcome = sandbox.run_job(trial_job(exercise, path, trial_seed, user=user,
+                                        workdir=os.path.dirname(path) if user is not None else None), limits)
     return finish(exercise, path, Trials(outcome), trial_seed, limits, hint_level,
                   None if seed is None else seed.replay, source, pristine)
 
