@@ -99,7 +99,8 @@ def _shown(code: str) -> str:
 def test_torch_names_a_cell_as_ipython_does_and_still_quotes_its_lines():
     pytest.importorskip("IPython")
     shown = _shown(CELLS_IN_A_KERNEL.format(enabled=True))
-    assert 'File "Cell In[2]", line 6, in clip_norm\n    if norm > 1.0:\n       ^^^^^^^^^^' in shown, shown
+    # The user's line as torch quotes it, read from the cell (torch 2.13 marks it with carets, 2.8 does not).
+    assert 'File "Cell In[2]", line 6, in clip_norm\n    if norm > 1.0:\n' in shown, shown
     assert "Recompiling function clip_norm in Cell In[2]:4" in shown  # the log names the same cell
     assert "GB0170 Data-dependent branching at Cell In[2], line 6: if norm > 1.0:" in shown  # and diagnose
     assert "Cell In[3], line 4" in shown  # IPython's own frame of the calling cell
