@@ -541,7 +541,8 @@ def test_exercise_cells_are_the_exercise_files_verbatim(chapter, manifest):
         assert "gbcheck-report" in "".join(report["data"]["text/html"])
         assert text_of(report).startswith(("NOT YET", "ERROR")), "the unmodified exercise must not pass"
         # ...then the solution, collapsed, its changed lines marked (tests/test_book_solutions.py reads it).
-        assert cells[index + 2].get("metadata", {}).get("solution") == exercise["id"]
+        assert cells[index + 2].get("metadata", {}).get("solution") == exercise["id"], (
+            f"no solution cell after the check of {exercise['id']}: run scripts/embed_solutions.py")
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
