@@ -15,8 +15,8 @@ PROJECT = torch.nn.Linear(16, 8)  # 8 token features + 8 position features -> mo
 
 def add_position_features(tokens: torch.Tensor) -> torch.Tensor:
     seq_len, dim = tokens.shape[-2], tokens.shape[-1]
-    positions = torch.arange(seq_len, dtype=tokens.dtype).unsqueeze(-1)
-    freqs = torch.exp(torch.arange(0, dim, 2, dtype=tokens.dtype) * (-4.0 / dim))
+    positions = torch.arange(seq_len, dtype=tokens.dtype, device=tokens.device).unsqueeze(-1)
+    freqs = torch.exp(torch.arange(0, dim, 2, dtype=tokens.dtype, device=tokens.device) * (-4.0 / dim))
     angles = positions * freqs  # [seq_len, dim / 2]
     pos = torch.stack((angles.sin(), angles.cos()), dim=-1).flatten(-2).expand_as(tokens)
     # TODO: this line fails with or without torch.compile.

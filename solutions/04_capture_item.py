@@ -9,6 +9,10 @@ Check your fix with:  gbcheck check capture-item
 
 import torch
 
+# For the whole process, because the grader compiles `masked_mse` itself. Code of your own can scope it to the
+# calls that compile the function, recompilations included (a compilation outside the block breaks again):
+#     with torch._dynamo.config.patch(capture_scalar_outputs=True):
+#         loss = compiled_mse(pred, target, mask)
 torch._dynamo.config.capture_scalar_outputs = True
 
 

@@ -9,7 +9,7 @@ Check your fix with:  gbcheck check reorder-print
 
 import torch
 
-torch._dynamo.config.reorderable_logging_functions = {print}
+torch._dynamo.config.reorderable_logging_functions.add(print)  # .add keeps what other code put in the set
 
 
 def clipped_rms_norm(x: torch.Tensor, weight: torch.Tensor, limit: float = 2.5) -> torch.Tensor:

@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 
 logger = logging.getLogger("gbcourse.train")
-torch._dynamo.config.ignore_logging_functions = {logger.info}
+torch._dynamo.config.ignore_logging_functions.add(logger.info)  # .add keeps what other code put in the set
 
 torch.manual_seed(0)
 HEAD = torch.nn.Linear(8, 1)

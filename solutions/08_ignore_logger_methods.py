@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 
 logger = logging.getLogger("gbcourse.train")
-torch._dynamo.config.ignore_logger_methods = {logger.info}  # what torch called ignore_logging_functions before 2.11
+torch._dynamo.config.ignore_logger_methods.add(logger.info)  # ignore_logging_functions's name before 2.11
 
 torch.manual_seed(0)
 HEAD = torch.nn.Linear(8, 1)

@@ -17,13 +17,15 @@ class PromptedDecoder(torch.nn.Module):
         torch.manual_seed(0)
         self.norm = torch.nn.LayerNorm(dim)
         self.proj = torch.nn.Linear(dim, dim)
-        # What the decoder keeps of its prompt: the sum of the prompt's 4 token features, and their count.
-        self.prompt_state = {"sum": torch.randn(dim) * 4, "count": torch.tensor(4.0)}
+        # What the decoder keeps of its prompt: the sum of the prompt's 4 token features, and their count, as
+        # buffers, which `.to(device)` moves and `state_dict()` saves (a dict attribute is neither moved nor saved).
+        self.register_buffer("prompt_sum", torch.randn(dim) * 4)
+        self.register_buffer("prompt_count", torch.tensor(4.0))
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         tokens = self.norm(tokens)
-        # A clone of each tensor is the copy the in-place updates need, and Dynamo traces it.
-        state = {name: value.clone() for name, value in self.prompt_state.items()}
+        # A clone of each buffer is the copy the in-place updates need, and Dynamo traces it.
+        state = {"sum": self.prompt_sum.clone(), "count": self.prompt_count.clone()}
         outputs = []
         for token in tokens:  # one decoding step per token, centred on the running mean so far
             state["sum"] += token

@@ -1,9 +1,9 @@
 """Exercise: a detection head that checks how many boxes it keeps.
 
-`top_detections` keeps the boxes whose score passes a threshold, best first, each weighted by its score. It
-counts them with `.item()`, which this file captures in the graph (`capture_scalar_outputs`), so while Dynamo
-traces, the count is an unbacked symbol (`u0`): a number it knows nothing about. The sanity check on the count
-is an `if`, and Dynamo cannot decide an `if` on such a number: default mode breaks the graph there (GB0170), and
+`top_detections` keeps the boxes whose score passes a threshold, best first, weighted by their scores. It counts
+them with `.item()`, captured in the graph for the whole process as the exercise's premise (your own code would
+scope it to the calls, in `with torch._dynamo.config.patch(capture_scalar_outputs=True):`). Traced, the count is an
+unbacked symbol (`u0`), and Dynamo cannot decide the sanity check's `if` on it: default mode breaks there (GB0170),
 `fullgraph=True` stops with "Could not guard on data-dependent expression". Make `top_detections` compile as one
 graph, in default mode too, still checking that at least one box passed, with the same results as now.
 Check your fix with:  gbcheck check check-box-count

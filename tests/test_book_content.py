@@ -147,9 +147,12 @@ TECHNIQUES = {
                           "torch._dynamo.nonstrict_trace(", "torch.library.custom_op", "register_fake",
                           "register_autograd"],
     "nested-graph-breaks": ['counters["graph_break"]', "fullgraph=True", "nested_graph_breaks=True",
-                            "torch.compiler.is_compiling()"],
+                            "torch.compiler.is_compiling()", "torch_logs(graph_code=True)",
+                            "torch._dynamo.error_on_graph_break(True)"],
     "recompilations": ["torch._logging.set_logs(recompiles=True)", 'set_stance("fail_on_recompile")',
-                       "torch._dynamo.mark_dynamic(", "torch.stack("],
+                       "torch._dynamo.mark_dynamic(", "torch.stack(", "torch_logs(guards=True)",
+                       "torch_logs(dynamic=logging.INFO, graph_code=True)", '"recompiles_verbose"',
+                       "log.losses.append("],
     "does-it-matter": ["benchmark.Timer(", "blocked_autorange(", "run_and_get_code(", ".compile()",
                        "torch.compiler.disable(log_stats)", 'backend="eager"', 'backend=backend',
                        '["eager", "aot_eager", "inductor"]', "fallback_random=True", "loss.backward()"],
@@ -217,6 +220,8 @@ OUTPUTS_SHOW = {
     "nested-graph-breaks": [
         "(x3)", "3 reports of: Failed to trace builtin operator", "torch_dynamo_resume_in_scale_at_2",
         "6 graphs",
+        # TORCH_LOGS="graph_code": each graph's # File: comment names the function, resume functions included
+        "in torch_dynamo_resume_in_attention_at_3, code: return scores.softmax(dim=-1) @ x",
     ],
     "recompilations": [
         "size mismatch at index 0. expected 4, actual 8", "hit config.recompile_limit (8)",
@@ -224,6 +229,13 @@ OUTPUTS_SHOW = {
         "1 compilation for lengths 4, 8, 16 and 3",
         # past the limit, compiled variants keep serving; only new ones run eagerly (torch 2.13)
         "3 chunks: a compiled graph ran", "20 chunks: ran eagerly", "FailOnRecompileLimitHit at 10 chunks",
+        # Dynamo's own logs (torch 2.13): a guard list, a symbol and its range, a graph's code, every failed guard
+        "TENSOR_MATCH: check_tensor(L['x'], Tensor", "EQUALS_MATCH: L['factor'] == 2.0",
+        "create_symbol s77 = 8 for L['x'].size()[0] [2, int_oo]",
+        'def forward(self, s77: "Sym(s77)", L_x_: "f32[s77][1]cpu")',
+        "- 0/1: 2 <= x.size()[0]; 2 <= x.size()[1]", "len(G['log'].losses) == 2",
+        # a list that grows: a compilation per call, with inputs of one shape
+        "4 times over 4 calls, where the exercise allows 2, though every",
     ],
     "does-it-matter": [
         # a break blocks fusion: the residual add and the next layer norm are one kernel only without it
