@@ -5,7 +5,7 @@
 every batch's predictions and targets in two Python lists. There is no graph break, and yet torch.compile compiles
 the forward pass again on every call: Dynamo guards on the length of each list it appends to, and the lists are
 one batch longer on every call. A list's length can never become dynamic, so after `recompile_limit` (8) batches
-the forward pass silently runs eagerly, for the rest of the run. Make `classifier` compile at most twice over any
+the forward pass runs eagerly, with a warning but no graph break. Make `classifier` compile at most twice over any
 number of batches, with the same logits, and the same accuracy from `compute()`.
 Check your fix with:  gbcheck check streaming-accuracy
 """
