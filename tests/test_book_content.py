@@ -148,7 +148,7 @@ TECHNIQUES = {
                           "register_autograd"],
     "nested-graph-breaks": ['counters["graph_break"]', "fullgraph=True", "nested_graph_breaks=True",
                             "torch.compiler.is_compiling()", "torch_logs(graph_code=True)",
-                            "torch._dynamo.error_on_graph_break(True)"],
+                            "with torch._dynamo.error_on_graph_break(True):"],
     "recompilations": ["torch._logging.set_logs(recompiles=True)", 'set_stance("fail_on_recompile")',
                        "torch._dynamo.mark_dynamic(", "torch.stack(", "torch_logs(guards=True)",
                        "torch_logs(dynamic=logging.INFO, graph_code=True)", '"recompiles_verbose"',
