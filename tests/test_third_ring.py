@@ -258,3 +258,32 @@ def test_gradescope_runs_a_submissions_checks_as_a_user_of_its_own_when_the_grad
     results = grade_one_submission(tmp_path / "submission", tmp_path / "results" / "results.json")
     test = next(test for test in results["tests"] if test["name"].startswith(exercise.id + ":"))
     assert test["status"] == "passed", test["output"]
+
+
+PEEK = '''
+import ctypes, glob, os
+_read = []
+for _path in glob.glob(os.path.join({folder!r}, "*.py")):
+    try:
+        _read.append(open(_path).read(10))
+    except OSError:
+        pass
+    if ctypes.CDLL(None).open(_path.encode(), os.O_RDONLY) >= 0:  # past any audit hook: the kernel decides
+        _read.append(_path)
+assert not _read, f"read {{len(_read)}} reference files"
+'''
+
+
+def test_the_checked_code_cannot_read_the_reference_solutions(tmp_path):
+    """The references the grader compares with are files its user can read; the checked process cannot
+    (Landlock handles reading files, allowed everywhere but beneath the solutions), through Python or libc."""
+    from checker.grading.confine import landlock_abi
+    from checker.grading.strict import check_file
+
+    if not landlock_abi():
+        pytest.skip("needs Landlock (Linux 5.13 or later, switched on)")
+    exercise = find_exercise("cond-on-input")
+    attempt = tmp_path / exercise.file
+    attempt.write_text(PEEK.format(folder=str(exercise.solution_path.parent)) + exercise.solution_path.read_text())
+    report = check_file(exercise, attempt)
+    assert report.status == "pass", [(check.name, check.message) for check in report.checks if check.status != "pass"]

@@ -1,4 +1,5 @@
-"""Confine a checked process's writes to a scratch folder of its own, so that a check can lose nothing.
+"""Confine a checked process's writes to a scratch folder of its own, so that a check can lose nothing,
+and keep it from reading the reference solutions.
 
 Called in the forked child, after it has switched user and before any learner code runs. Two layers:
 
@@ -7,6 +8,8 @@ Called in the forked child, after it has switched user and before any learner co
   folder and /dev/null. Where the kernel's Landlock is recent enough it also refuses TCP (ABI 4, Linux
   6.7) and signals or abstract sockets to processes outside the check (ABI 6, Linux 6.12). It cannot be
   undone from inside. It does not cover a file's mode or owner (chmod, chown), nor files already open.
+  For a job that runs learner code it also handles reading files: allowed beneath every folder but the
+  hidden ones (the reference solutions), rule by rule around them, since Landlock only grants.
 - **An audit hook** (every system): Python-level writes outside the scratch folder raise PermissionError
   naming the path and the rule, so the report says what was refused instead of a bare "Permission
   denied". On its own (macOS, Windows' WSL1, an older Linux, a container that hides Landlock) it only
@@ -26,6 +29,7 @@ _CREATE_RULESET, _ADD_RULE, _RESTRICT_SELF = 444, 445, 446  # the same numbers o
 _CREATE_RULESET_VERSION = 1
 _RULE_PATH_BENEATH = 1
 _WRITE_FILE = 1 << 1
+_READ_FILE = 1 << 2
 _WRITES_V1 = sum(1 << bit for bit in (1, 4, 5, 6, 7, 8, 9, 10, 11, 12))  # write, remove, make any kind of file
 _REFER = 1 << 13  # ABI 2: link or rename a file into another folder
 _TRUNCATE = 1 << 14  # ABI 3
@@ -34,6 +38,7 @@ _SCOPE_ABSTRACT_UNIX_SOCKET, _SCOPE_SIGNAL = 1 << 0, 1 << 1  # ABI 6
 _PR_SET_NO_NEW_PRIVS = 38
 
 REFUSAL = "a check may write only in its own scratch folder (TMPDIR); this was refused"
+HIDDEN = "a check may not read the course's reference solutions; this was refused"
 _MARK = "gbcheck refused: "  # each refusal, as a line of the child's output, for the report
 
 
@@ -59,8 +64,9 @@ def landlock_abi() -> int:
     return max(int(version), 0)
 
 
-def confine(scratch: str) -> str:
-    """Allow writes only beneath `scratch` (and to /dev/null) from now on; returns which layers hold.
+def confine(scratch: str, hidden: tuple[str, ...] = ()) -> str:
+    """Allow writes only beneath `scratch` (and to /dev/null) from now on, and no reads beneath the folders
+    `hidden` (the reference solutions); returns which layers hold.
 
     The audit hook is always installed; Landlock where the kernel has it. Raises OSError only when the
     kernel has Landlock and refuses a rule: the check then does not run (fail closed).
@@ -77,16 +83,17 @@ def confine(scratch: str) -> str:
     layers = ["audit hook"]
     abi = landlock_abi()
     if abi:
-        _restrict(scratch, abi)
+        _restrict(scratch, abi, tuple(os.path.realpath(folder) for folder in hidden))
         layers.insert(0, f"Landlock ABI {abi}")
-    sys.addaudithook(_refuse_writes_outside(scratch))
+    sys.addaudithook(_refuse_writes_outside(scratch, tuple(os.path.realpath(folder) for folder in hidden)))
     return ", ".join(layers)
 
 
-def _restrict(scratch: str, abi: int) -> None:
+def _restrict(scratch: str, abi: int, hidden: tuple[str, ...]) -> None:
     libc = ctypes.CDLL(None, use_errno=True)
     writes = _WRITES_V1 | (_REFER if abi >= 2 else 0) | (_TRUNCATE if abi >= 3 else 0)
-    attr = _RulesetAttr(handled_access_fs=writes,
+    reads = _READ_FILE if hidden else 0
+    attr = _RulesetAttr(handled_access_fs=writes | reads,
                         handled_access_net=(_NET_BIND_TCP | _NET_CONNECT_TCP) if abi >= 4 else 0,
                         scoped=(_SCOPE_ABSTRACT_UNIX_SOCKET | _SCOPE_SIGNAL) if abi >= 6 else 0)
     size = ctypes.sizeof(_RulesetAttr) if abi >= 6 else 16 if abi >= 4 else 8  # older kernels know a shorter struct
@@ -94,7 +101,9 @@ def _restrict(scratch: str, abi: int) -> None:
     if ruleset < 0:
         raise OSError(ctypes.get_errno(), "landlock_create_ruleset failed")
     try:
-        _allow(libc, ruleset, scratch, writes)
+        _allow(libc, ruleset, scratch, writes | reads)
+        if hidden:  # reads everywhere but beneath `hidden`: allowed folder by folder around them
+            _allow_reads_around(libc, ruleset, "/", hidden)
         _allow(libc, ruleset, os.devnull, _WRITE_FILE | (_TRUNCATE if abi >= 3 else 0))
         if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
             raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
@@ -122,8 +131,40 @@ _PATH_EVENTS = {  # audit event -> positions of the paths it writes
 }
 
 
-def _refuse_writes_outside(scratch: str):
+def _allow_reads_around(libc, ruleset: int, folder: str, hidden: tuple[str, ...]) -> None:
+    """Allow reading files beneath every entry of `folder` except the hidden folders; into the entries that
+    lead to one, recurse. A symbolic link is judged by where it leads (one into a hidden folder, or to a
+    folder above one, would open it all)."""
+    try:
+        entries = os.listdir(folder)
+    except OSError:
+        return
+    for entry in entries:
+        path = os.path.join(folder, entry)
+        real = os.path.realpath(path)
+        if any(real == h or real.startswith(h + os.sep) for h in hidden):
+            continue
+        if any(h.startswith(real.rstrip(os.sep) + os.sep) for h in hidden):
+            if real == path:
+                _allow_reads_around(libc, ruleset, path, hidden)
+            continue
+        try:
+            _allow(libc, ruleset, path, _READ_FILE)
+        except OSError:
+            continue  # gone since it was listed, or a kind of file Landlock takes no rule for
+
+
+def _refuse_writes_outside(scratch: str, hidden: tuple[str, ...] = ()):
     allowed = (scratch + os.sep, os.devnull)
+
+    def secret(path) -> bool:
+        if isinstance(path, int) or path is None or not hidden:
+            return False
+        try:
+            full = os.path.realpath(os.fsdecode(path))
+        except OSError:
+            return True
+        return any(full == h or full.startswith(h + os.sep) for h in hidden)
 
     def inside(path) -> bool:
         if isinstance(path, int) or path is None:
@@ -138,6 +179,8 @@ def _refuse_writes_outside(scratch: str):
         if event == "open":
             path, mode, flags = args
             writes = any(c in mode for c in "wax+") if isinstance(mode, str) else bool(flags & _WRITE_FLAGS)
+            if secret(path):
+                raise PermissionError(f"{HIDDEN}: {os.fsdecode(path)!r}")
             paths = (path,) if writes else ()
         else:
             positions = _PATH_EVENTS.get(event)

@@ -131,6 +131,8 @@ class Job:
     # Writes confined to a scratch folder made for the job and removed after it (confine.py): what a check
     # runs can lose none of the learner's files. Off only for a learner's own script (diagnose).
     confine: bool = True
+    # Folders the job may not read beneath (the reference solutions, for a job that runs learner code).
+    hidden: tuple[str, ...] = ()
 
 
 @dataclass
@@ -237,7 +239,7 @@ def _child(job: Job, result_fd: int, output_fd: int, limits: Limits, scratch: st
             os.setuid(job.user)
         if scratch is not None:
             sys.dont_write_bytecode = True  # no cache of the learner's module for a later process to find
-            confine(scratch)
+            confine(scratch, job.hidden)
         result = job.run()
         for part in result if inspect.isgenerator(result) else (result,):
             _send(result_fd, part)

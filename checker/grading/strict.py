@@ -64,7 +64,11 @@ class Trials:
 def trial_job(exercise: Exercise, path: str, seed: int, user: int | None = None,
               workdir: str | None = None) -> sandbox.Job:
     """The sandbox job that runs every mode's trial of one file on the draws of the trial seed."""
-    return sandbox.Job(lambda: run_trials(exercise, path, seed), user=user, workdir=workdir, results=len(TRIAL_MODES))
+    references = os.path.realpath(exercise.solution_path.parent)
+    # The references, unreadable to the learner's code; not when the checked file is one (verify, tests).
+    hidden = () if os.path.realpath(path).startswith(references + os.sep) else (references,)
+    return sandbox.Job(lambda: run_trials(exercise, path, seed), user=user, workdir=workdir, results=len(TRIAL_MODES),
+                       hidden=hidden)
 
 
 def audit_job(exercise: Exercise, seed: draws.Seed, trials: Trials) -> sandbox.Job:
