@@ -11,8 +11,9 @@ The run happens in a sandboxed child like every check. Breaks are grouped by gra
 frequent first; each group lists where it happened and how often, what it means, which fixes apply and
 which chapter of the book teaches it. Breaks inside installed packages are grouped again by package
 (diagnose_groups), each with the user's call that led there; `write_repros` writes a script per library
-group that reproduces it from the library alone (diagnose_repro). Rendering is diagnose_render's,
-comparing two runs diagnose_compare's.
+group that reproduces it from the library alone (diagnose_repro; diagnose_builders remembers which
+library call built each model), and the report offers one only where it can be written. Rendering is
+diagnose_render's, comparing two runs diagnose_compare's.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from typing import Any
 
 from checker.diagnose.compare import load_run
 from checker.diagnose.groups import BreakGroup, LibraryGroup, group_breaks, library_groups
-from checker.diagnose.repro import CallLog, describe_call, write_repro
+from checker.diagnose.builders import BuilderLog
+from checker.diagnose.repro import CallLog, describe_call, describe_value, repro_plan, write_repro
 from checker.dynamo import engine
 from checker.grading import sandbox
 from checker.grading.trial import import_file
@@ -69,8 +71,10 @@ class DiagnoseResult:
 def _run_script(path: str, argv: list[str], keep_backend: bool) -> dict[str, Any]:
     import torch
 
+    builders = BuilderLog(describe_value)  # which library call built each model, for --repro
+    builders.install()
     with engine.recording() as rec:
-        calls = CallLog(rec.breaks)
+        calls = CallLog(rec.breaks, builders)
         real_compile = torch.compile
 
         def recording_compile(model=None, **options):
@@ -100,13 +104,16 @@ def _run_callable(spec: str, init: str, args: str) -> dict[str, Any]:
     file_part, _, name = spec.rpartition(":")
     target = _load_attribute(file_part, name)
     namespace = {"torch": torch}
-    if isinstance(target, type):
-        target = target(*_evaluate(init, namespace))
+    builders = BuilderLog(describe_value, rules={})
+    if isinstance(target, type):  # built here: its arguments are known
+        init_args = _evaluate(init, namespace)
+        cls, target = target, target(*init_args)
+        builders.remember(target, cls, init_args, {})
     call_args = _evaluate(args, namespace)
     focus = os.path.abspath(file_part) if file_part.endswith(".py") else None
     diagnosis = engine.diagnose(target, call_args, "default", focus_file=focus)
     error = _error_text(diagnosis.error) if diagnosis.error else ""
-    call = {**describe_call(target, call_args, {}),
+    call = {**describe_call(target, call_args, {}, builders.origin(target)),
             "breaks": [[gb.gb_type, gb.filename, gb.line] for gb in diagnosis.graph_breaks]}
     return _payload(diagnosis.graphs, diagnosis.graph_breaks, error, [call])
 
@@ -168,9 +175,15 @@ def diagnose_target(target: str, argv: list[str] | None = None, init: str = "", 
     result.calls = payload["calls"]
     command = ["gbcheck", "diagnose", target, *(["--init", init] if init else []), *(["--args", args] if args else []),
                "--repro", "gb-repro", *(["--", *argv] if argv else [])]
-    for lib in result.library:  # until --repro writes the script, the command that writes it
-        lib.repro_command = shlex.join(command)
+    for lib in result.library:  # until --repro writes the script, the command that writes it, where it can
+        call, lib.repro_note = repro_plan(lib.package, lib.gb_type, _library_files(result, lib), result.calls)
+        lib.repro_command = shlex.join(command) if call else ""
     return result
+
+
+def _library_files(result: DiagnoseResult, lib: LibraryGroup) -> set[str]:
+    return {loc["file"] for group in result.groups if group.gb_id == lib.gb_id
+            for loc in group.locations if loc["package"] == lib.package}
 
 
 def run_or_load(side: str, argv: list[str] | None = None, **options: Any) -> dict[str, Any]:
@@ -183,8 +196,6 @@ def run_or_load(side: str, argv: list[str] | None = None, **options: Any) -> dic
 def write_repros(result: DiagnoseResult, directory: str) -> None:
     """Write a repro script for each library group that can be rebuilt from its library alone."""
     for lib in result.library:
-        files = {loc["file"] for group in result.groups if group.gb_id == lib.gb_id
-                 for loc in group.locations if loc["package"] == lib.package}
         lib.repro, lib.repro_note = write_repro(directory, lib.package, lib.version, lib.gb_id, lib.gb_type,
-                                                files, result.calls)
+                                                _library_files(result, lib), result.calls)
         lib.repro_command = shlex.join(["python", lib.repro]) if lib.repro else ""

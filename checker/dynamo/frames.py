@@ -15,15 +15,15 @@ import traceback
 from typing import Any
 
 import torch
-from torch._dynamo import eval_frame as _eval_frame
 
 from checker.dynamo import cells, torch_support
 
-_TORCH_DIR = os.path.dirname(torch.__file__)
-_STDLIB_DIR = os.path.dirname(os.__file__)
-_CHECKER_DIR = os.path.dirname(__file__)
-_DYNAMO_DIR = os.path.dirname(_eval_frame.__file__)
-_PACKAGE_DIR = os.path.dirname(_CHECKER_DIR) + os.sep  # the whole checker: its grader's frames are no one's code
+# Folders as prefixes that end in a separator: torch's own folder must not also claim torchvision's or
+# torchaudio's, which lie beside it in site-packages.
+_TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
+_STDLIB_DIR = os.path.dirname(os.__file__) + os.sep
+_CHECKER_DIR = os.path.dirname(__file__) + os.sep
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(__file__)) + os.sep  # the whole checker: its frames are no one's code
 _INSTALLED_MARKERS = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}")
 _USER_CODE = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
 
@@ -31,7 +31,11 @@ Frame = tuple[str, int, str]  # (filename, line, function)
 
 
 def is_user_file(filename: str | None) -> bool:
-    return bool(filename) and not filename.startswith((_TORCH_DIR, _STDLIB_DIR, _CHECKER_DIR)) and "<frozen" not in filename
+    """Outside torch, the standard library and this checker's engine (an installed package counts as outside)."""
+    if not filename or "<frozen" in filename or filename.startswith((_TORCH_DIR, _CHECKER_DIR)):
+        return False
+    # A Python without a venv keeps site-packages inside its standard library's folder.
+    return not filename.startswith(_STDLIB_DIR) or any(marker in filename for marker in _INSTALLED_MARKERS)
 
 
 def is_own_code(filename: str | None) -> bool:
@@ -70,14 +74,14 @@ def user_location(stack, focus_file, fallback):
 
 def entry_frame(real_stack) -> tuple[str, int, str]:
     """The innermost frame of the user's own code, over the Python stack that led into Dynamo and the
-    stack Dynamo was tracing: for a break deep in a library, the user's call that led there."""
-    above = []
-    for frame in traceback.extract_stack():
-        if frame.filename.startswith(_DYNAMO_DIR):
-            break
-        above.append(frame)
-    for frame in reversed(above + list(real_stack or [])):
-        if is_own_code(frame.filename):
+    stack Dynamo was tracing: for a break deep in a library, the user's call that led there.
+
+    The whole Python stack counts, not only the part above Dynamo's first frame: after a break, Dynamo
+    resumes in a frame of its own that the user's forward calls while it runs, and that forward is
+    further down the stack than the `compiled(...)` call that started it all."""
+    live = [frame for frame in traceback.extract_stack() if not frame.filename.startswith(_PACKAGE_DIR)]
+    for frame in reversed(live + list(real_stack or [])):
+        if is_own_code(frame.filename) and not frame.filename.startswith(_PACKAGE_DIR):
             return (frame.filename, frame.lineno or 0, source_line(frame.filename, frame.lineno))
     return ("", 0, "")
 
