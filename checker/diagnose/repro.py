@@ -196,10 +196,10 @@ def _script(package: str, version: str, gb_id: str | None, gb_type: str, root: d
         module, name = root["builder"]
         arguments = [_value_code(arg) for arg in root["builder_args"]]
         arguments += [f"{key}={_value_code(arg)}" for key, arg in root["builder_kwargs"].items()]
-        call = f"model = {name}({', '.join(arguments)})"
-        if len(call) > 100:  # one argument a line
-            call = f"model = {name}(\n" + "".join(f"    {argument},\n" for argument in arguments) + ")"
-        lines += [f"from {module} import {name}", "", "torch.manual_seed(0)", call]
+        build = f"model = {name}({', '.join(arguments)})"
+        if len(build) > 100:  # one argument a line
+            build = f"model = {name}(\n" + "".join(f"    {argument},\n" for argument in arguments) + ")"
+        lines += [f"from {module} import {name}", "", "torch.manual_seed(0)", build]
         if root["submodule"]:
             lines.append(f"model = model.get_submodule({root['submodule']!r})")
     else:
