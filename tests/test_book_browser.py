@@ -46,6 +46,7 @@ CHAPTERS = {
     "python-side-effects": "Python side effects and objects",
     "dynamic-shapes": "Dynamic output shapes",
     "unbacked-symbols": "Unbacked symbols and data-dependent guards",
+    "escape-hatches": "Escape hatches",
     "does-it-matter": "Does this break matter?",
     "capstone": "Finding every break in a real model",
     "running-the-course": "Running the course",
@@ -60,6 +61,7 @@ BREAK_SHOWN = {
     "dynamic-shapes": ("Dynamic shape operator", "gb0036"),
     "untraceable-calls": ("attempted to trace numpy function unsupported by PyTorch", "gb0294"),
     "nested-graph-breaks": ("Failed to trace builtin operator", "gb0059"),
+    "escape-hatches": ("Call to `torch._dynamo.graph_break()`", "gb0025"),
     "does-it-matter": ("Skip calling `torch.compiler.disable()`d function", "gb0098"),
     "capstone": ("Attempted to call function marked as skipped", "gb0007"),
 }

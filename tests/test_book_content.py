@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"
 CHAPTERS = ["what-is-a-graph-break", "incorrect-code", "data-dependent", "printing-logging", "untraceable-calls",
             "nested-graph-breaks", "recompilations", "python-side-effects", "dynamic-shapes", "unbacked-symbols",
-            "does-it-matter", "capstone"]
+            "escape-hatches", "does-it-matter", "capstone"]
 
 # Every code example of PyTorch's "Common Graph Breaks" page, as the page has it.
 SOURCE_EXAMPLES = {
@@ -119,6 +119,7 @@ EXPECTED_BREAKS = {
     "untraceable-calls": {"gb0294", "gb0007", "gb0098"},
     "nested-graph-breaks": {"gb0059"},
     "recompilations": set(),  # its broken cell is a recompilation, which has no graph-break id
+    "escape-hatches": {"gb0025"},  # a deliberate break, refused by fullgraph=True
     "does-it-matter": {"gb0098"},  # its GB0124 is a diagnose line and a caught error's first line
     "capstone": {"gb0007"},
 }
@@ -156,6 +157,10 @@ TECHNIQUES = {
     "does-it-matter": ["benchmark.Timer(", "blocked_autorange(", "run_and_get_code(", ".compile()",
                        "torch.compiler.disable(log_stats)", 'backend="eager"', 'backend=backend',
                        '["eager", "aot_eager", "inductor"]', "fallback_random=True", "loss.backward()"],
+    "escape-hatches": ['torch._dynamo.graph_break(msg=', "torch._dynamo.skip_frame(", "torch.jit.isinstance(",
+                       "with torch._dynamo.dont_skip_tracing():", "FakeQuantize()",
+                       "@torch.compiler.substitute_in_graph(bisect.bisect_right)", "torch.compiler.allow_in_graph(",
+                       'backend="aot_eager"'],
     "capstone": ['TORCH_LOGS="graph_breaks"', "-m checker diagnose", "TORCH_TRACE=",
                  "torch._dynamo.error_on_graph_break(True)", "ignore_index=-100", "torch.compiler.is_compiling()"],
 }
@@ -236,6 +241,18 @@ OUTPUTS_SHOW = {
         "- 0/1: 2 <= x.size()[0]; 2 <= x.size()[1]", "len(G['log'].losses) == 2",
         # a list that grows: a compilation per call, with inputs of one shape
         "4 times over 4 calls, where the exercise allows 2, though every",
+    ],
+    "escape-hatches": [
+        # torch 2.13: a deliberate break and a skipped frame, each reported with its own id
+        "GB0025 Call to `torch._dynamo.graph_break()`", "Message: profile the two projections apart",
+        "default: 1 graph(s), 2 op(s), 1 graph break(s)\n  GB4297 Call to `torch._dynamo.skip_frame()`",
+        # the skip hint names the hatch; tracing FakeQuantize meets its tensor flags
+        "Apply `@torch._dynamo.dont_skip_tracing` to the function `isinstance`",
+        "GB0008 Attempted to inline function marked as skipped", "GB0170 Data-dependent branching",
+        # a polyfill is registered once per process
+        "Duplicate dispatch rule for <built-in function bisect_right>", "GB0069 Import failure",
+        # allow_in_graph: no guard on what the function reads, so AOTAutograd's trace keeps the old setting
+        "mlp_traced aot_eager: after the change, a new result", "mlp_unread aot_eager: after the change, the old result",
     ],
     "does-it-matter": [
         # a break blocks fusion: the residual add and the next layer norm are one kernel only without it

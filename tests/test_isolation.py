@@ -200,3 +200,14 @@ def test_a_hang_in_a_later_mode_keeps_the_earlier_verdicts(tmp_path):
     assert checks["eager-runs"].status == PASS and checks["eager-matches"].status == PASS
     assert checks["fullgraph-compiles"].status == ERROR and "did not finish" in checks["fullgraph-compiles"].message
     assert "stopped in the fullgraph run" in checks["no-graph-breaks"].message
+
+
+def test_a_polyfill_a_file_registers_reaches_neither_its_next_import_nor_a_later_check():
+    """`substitute_in_graph` registers a polyfill for the whole process and refuses a second one: the file runs
+    each mode in a process of its own, and the reference is audited in a child, so that the solution passes twice
+    in a row and the unfixed file, checked after it in the same grader, still meets the C function."""
+    polyfill = find_exercise("bisect-polyfill")
+    assert check_file(polyfill, polyfill.solution_path).status == PASS
+    assert check_file(polyfill, polyfill.solution_path).status == PASS  # registered again, in fresh processes
+    unfixed = check_file(polyfill, polyfill.exercise_path)
+    assert unfixed.status == FAIL and "GB0007" in {gb["gb_id"] for gb in unfixed.graph_breaks}

@@ -20,7 +20,7 @@ every contract's words to its task), and the report shows them when the check fa
   structure  established by the grader alone: `graph_holds` an operation the replayed graph must call (one of
              several, separated by `|`), or `file_has` a construct of the file's text: `dataclass NAME` (a
              module-level class NAME decorated with dataclass), `call MODULE.NAME` (a call of it, however
-             imported) or `unchanged NAME` (a module-level function as the exercise ships it);
+             imported) or `unchanged NAME` (a module-level function or class as the exercise ships it);
   graded-by  the task's words are graded by a check every exercise has (`check`), on inputs that reach every
              branch: nothing more to run.
 

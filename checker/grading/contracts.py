@@ -220,9 +220,13 @@ def _dotted(node: ast.AST) -> str:
 
 
 def _function_dump(tree: ast.Module, name: str) -> str | None:
-    """A module-level function's signature and body (not its decorators: decorating it is a fix, not an edit)."""
+    """A module-level function's signature and body, or a module-level class's bases and body (not their
+    decorators: decorating one is a fix, not an edit)."""
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
             return ast.dump(ast.Module(body=[node.args, *node.body, node.returns or ast.Pass()], type_ignores=[]),
+                            annotate_fields=False)
+        if isinstance(node, ast.ClassDef) and node.name == name:
+            return ast.dump(ast.Module(body=[*node.bases, *node.keywords, *node.body], type_ignores=[]),
                             annotate_fields=False)
     return None

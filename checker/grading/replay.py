@@ -56,6 +56,7 @@ from torch._dynamo.variables.misc import produce_trampoline_autograd_apply
 
 from checker.grading.allowed import NotReplayable, Refused, resolve, tensor_method
 
+_AUTOGRAD_FUNCTION = torch.ops.higher_order.autograd_function_apply  # a traced autograd.Function
 MAX_NODES = 5000  # a graph larger than this is no exercise's fix
 MAX_DEPTH = 4  # nested branch and body graphs of torch.cond and torch.while_loop
 
@@ -80,6 +81,9 @@ def graph_record(gm: torch.fx.GraphModule, example_inputs: tuple[Any, ...], dept
         elif node.op in ("call_function", "call_method"):
             if node.op == "call_function" and _outside_torch(node.target):  # e.g. allow_in_graph on a function
                 raise NotReplayable(f"a call into code of the file itself ({getattr(node.target, '__qualname__', '?')})")
+            if node.op == "call_function" and node.target is _AUTOGRAD_FUNCTION:  # its backward is not in the graph
+                raise NotReplayable("a call into code of the file itself (an autograd.Function, whose backward the "
+                                    "graph does not hold)")
             record["target"] = node.target if node.op == "call_method" else target_name(node.target)
             record["args"], record["kwargs"] = _encode(node.args), _encode(dict(node.kwargs))
         elif node.op == "output":
@@ -125,6 +129,9 @@ def _input_record(node: torch.fx.Node, example: Any) -> dict[str, Any]:
     if kind == "LocalSource" and getattr(source, "is_input", False) and not isinstance(example, torch.SymInt):
         return {"kind": "argument", "name": source.local_name}
     base = getattr(source, "base", None)
+    if kind == "GetItemSource" and type(base).__name__ == "LocalSource" and getattr(base, "is_input", False) \
+            and isinstance(source.index, int) and isinstance(example, torch.Tensor):
+        return {"kind": "item", "name": base.local_name, "index": source.index}  # an element of a list argument
     if kind == "TensorPropertySource" and type(base).__name__ == "LocalSource":
         return {"kind": source.prop.name.lower(), "name": base.local_name, "index": source.idx}
     if isinstance(example, torch.Tensor):
@@ -304,6 +311,16 @@ def graph_inputs(inputs: list[dict[str, Any]], parameters: list[str], args: tupl
         kind = spec.get("kind")
         if kind == "value":
             values.append(spec.get("value"))
+            continue
+        if kind == "item" and isinstance(spec.get("index"), int):
+            # An element of a list or tuple argument; where the name is bound to no such argument, the element of
+            # the *args of a wrapper that Dynamo compiled in the entry's place (a decorator such as
+            # dont_skip_tracing's, whose `args` the entry's signature does not have).
+            container = bound.get(spec.get("name"))
+            container = container if isinstance(container, (list, tuple)) else args
+            if not 0 <= spec["index"] < len(container):
+                raise Refused(f"a graph input from an element the call has not ({spec.get('name')!r})")
+            values.append(container[spec["index"]])
             continue
         if spec.get("name") not in bound:
             raise Refused(f"a graph input named after no argument of the call ({spec.get('name')!r})")

@@ -47,7 +47,7 @@ from checker.grading.confine import writes_check
 from checker.grading.contracts import contract_checks
 from checker.grading.plain import output_difference
 from checker.grading.report import ERROR, FAIL, PASS, SKIP, CheckResult, Report
-from checker.grading.trial import TRIAL_MODES, run_trial, run_trials
+from checker.grading.trial import TRIAL_MODES, registers_operators, run_trial, run_trials
 
 
 @dataclass(frozen=True)
@@ -84,11 +84,12 @@ def finish(exercise: Exercise, path: str, trials: Trials, trial_seed: int, limit
     grader read it before the trials began (the structure contracts read it). `pristine`: a grader that
     forks more checks keeps no reference in its memory, where a later child could find it: it audits in a child."""
     seed = draws.Seed(trial_seed, draws.fresh_seed() if replay_seed is None else replay_seed)
-    # Kept out of the grader: a solution that registers an operator (see warm-up), and the reference's
-    # backward pass, after which (on CUDA builds, whose autograd starts device threads) no child forked from
-    # the grader could run one: "Unable to handle autograd's threading in combination with fork-based
-    # multiprocessing", measured on torch 2.15.
-    if pristine or exercise.opaque_calls or any(c.kind == "gradients" for c in exercise.contracts):
+    # Kept out of the grader: a solution that registers an operator or a polyfill (see warm-up: a later
+    # check's file would find it), and the reference's backward pass, after which (on CUDA builds, whose
+    # autograd starts device threads) no child forked from the grader could run one: "Unable to handle
+    # autograd's threading in combination with fork-based multiprocessing", measured on torch 2.15.
+    if pristine or exercise.opaque_calls or registers_operators(str(exercise.solution_path)) \
+            or any(c.kind == "gradients" for c in exercise.contracts):
         audit = sandbox.run_job(audit_job(exercise, seed, trials), limits)
     else:
         audit = audit_here(exercise, seed, trials.payload("default"))

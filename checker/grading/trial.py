@@ -68,18 +68,24 @@ def run_trials(exercise: Exercise, path: str, seed: int) -> Iterator[dict[str, A
         yield trial
 
 
+# What a file names when it may register something with torch that outlives its module: an operator
+# (`torch.library`) or a Dynamo polyfill (`substitute_in_graph`, which refuses a second polyfill of a function).
+_REGISTERS = ("library", "substitute_in_graph")
+
+
 def registers_operators(path: str) -> bool:
-    """Whether the file may register torch operators (it names `library`): such a file runs each mode in a
-    process of its own, since a registration outlives its module and a second import would define the
-    operator again (`torch.library.define` refuses that). Other files are imported afresh in this process,
-    which keeps the later modes warm: a fork per mode cost 40 to 50% more per check (measured on the 27
-    solutions).
+    """Whether the file may register torch operators or Dynamo polyfills (it names one of `_REGISTERS`): such
+    a file runs each mode in a process of its own, since a registration outlives its module and a second
+    import would register it again (`torch.library.define` and `substitute_in_graph` refuse that). Other files
+    are imported afresh in this process, which keeps the later modes warm: a fork per mode cost 40 to 50% more
+    per check (measured on the 27 solutions).
     """
     try:
         with open(path, encoding="utf-8", errors="replace") as file:
-            return "library" in file.read()
+            text = file.read()
     except OSError:
         return False
+    return any(word in text for word in _REGISTERS)
 
 
 def _in_own_process(trial: Any) -> dict[str, Any]:

@@ -6,7 +6,7 @@ import contextlib
 import io
 
 from checker.course.manifest import Exercise
-from checker.grading.trial import ProcessState, run_trial
+from checker.grading.trial import ProcessState, registers_operators, run_trial
 
 
 def warm_up(exercises: list[Exercise], references: bool) -> None:
@@ -18,13 +18,14 @@ def warm_up(exercises: list[Exercise], references: bool) -> None:
     one file). With `references`, the reference solutions (for course authors: `gbcheck verify`);
     without, the shipped exercise files, which no student need be kept from: a reference compiled here
     would be in the memory of every check forked afterwards. What the files print is dropped and the
-    settings they change are put back. A file that registers an operator is left out: the registration
-    would outlive the warm-up and let a learner's file call an operator it never defines.
+    settings they change are put back. A file that registers an operator or a Dynamo polyfill is left out:
+    the registration would outlive the warm-up and let a learner's file call an operator it never defines,
+    or trace a C function through a polyfill it never wrote.
     """
     state = ProcessState.save()
     for exercise in exercises:
         path = exercise.solution_path if references else exercise.original_path
-        if "torch.library" in path.read_text(encoding="utf-8"):
+        if registers_operators(str(path)):
             continue
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
             # One mode is enough: in a check, the modes after the first find what that one filled.
