@@ -224,6 +224,38 @@ HELD_OUT: dict[str, tuple[str, str, str]] = {
     "tv-autoaugment": ("torchvision", "eval", "import torchvision.transforms.v2 as T\n"
                        "model = T.Compose([T.RandAugment(), T.RandomErasing(p=1.0)])\n"
                        "inputs = (torch.randint(0, 256, (3, 32, 32), dtype=torch.uint8),)"),
+    "bigbird-eval": ("transformers", "eval", "model = transformers.BigBirdModel(transformers.BigBirdConfig("
+                     f"{LAYERS}, attention_type='block_sparse', block_size=2, num_random_blocks=2, "
+                     "max_position_embeddings=64))\ninputs = dict(input_ids=torch.randint(1, 99, (2, 32)))"),
+    "distilbert-train": ("transformers", "train", "model = transformers.DistilBertModel(transformers.DistilBertConfig("
+                         f"dim=32, n_layers=2, n_heads=2, hidden_dim=37, vocab_size=99))\n{TEXT}"),
+    "deberta-v2-eval": ("transformers", "eval",
+                        f"model = transformers.DebertaV2Model(transformers.DebertaV2Config({LAYERS}))\n{TEXT}"),
+    "xlnet-train": ("transformers", "train", "model = transformers.XLNetModel(transformers.XLNetConfig(d_model=32, "
+                    f"n_layer=2, n_head=2, d_inner=37, vocab_size=99))\n{TEXT}"),
+    "gptneo-eval": ("transformers", "eval", "model = transformers.GPTNeoModel(transformers.GPTNeoConfig(hidden_size=32, "
+                    "num_layers=2, num_heads=2, vocab_size=99, attention_types=[[['global', 'local'], 1]], "
+                    f"window_size=4, max_position_embeddings=64, bos_token_id=0, eos_token_id=0))\n{TEXT}"),
+    "bloom-train": ("transformers", "train", "model = transformers.BloomModel(transformers.BloomConfig(hidden_size=32, "
+                    f"n_layer=2, n_head=2, vocab_size=99))\n{TEXT}"),
+    "sew-train": ("transformers", "train", f"model = transformers.SEWModel(transformers.SEWConfig({AUDIO_LAYERS}, "
+                  f"squeeze_factor=2))\n{AUDIO}"),
+    "segformer-eval": ("transformers", "eval", "model = transformers.SegformerModel(transformers.SegformerConfig("
+                       "num_encoder_blocks=2, depths=[1, 1], sr_ratios=[2, 1], hidden_sizes=[16, 32], "
+                       "num_attention_heads=[1, 2], mlp_ratios=[2, 2], patch_sizes=[7, 3], strides=[4, 2]))\n"
+                       f"{IMAGE}"),
+    "funnel-train": ("transformers", "train", "model = transformers.FunnelModel(transformers.FunnelConfig(d_model=32, "
+                     f"n_head=2, d_head=16, d_inner=37, block_sizes=[1, 1], vocab_size=99))\n{TEXT}"),
+    "qwen2-eval": ("transformers", "eval", "model = transformers.Qwen2Model(transformers.Qwen2Config("
+                   f"{LAYERS}, num_key_value_heads=1, max_position_embeddings=64))\n{TEXT}"),
+    "falcon-train": ("transformers", "train", "model = transformers.FalconModel(transformers.FalconConfig("
+                     f"hidden_size=32, num_hidden_layers=2, num_attention_heads=2, vocab_size=99))\n{TEXT}"),
+    "pegasus-train": ("transformers", "train", f"model = transformers.PegasusModel(transformers.PegasusConfig("
+                      f"{S2S_LAYERS}))\n{SEQ2SEQ}"),
+    "reformer-eval": ("transformers", "eval", "model = transformers.ReformerModel(transformers.ReformerConfig("
+                      "hidden_size=32, num_attention_heads=2, attention_head_size=16, feed_forward_size=37, "
+                      "vocab_size=99, attn_layers=['local', 'lsh'], axial_pos_shape=[4, 4], axial_pos_embds_dim=[16, 16], "
+                      f"local_attn_chunk_length=4, lsh_attn_chunk_length=4, num_buckets=2))\n{TEXT}"),
 }
 MODELS.update(HELD_OUT)
 
