@@ -1,4 +1,4 @@
-"""bisect-polyfill, "fixed" by editing the vendored helper: a generator over the buckets finds the same one and
+"""bisect-polyfill, "fixed" by editing the vendored helper: a loop over the buckets finds the same one and
 traces, but the task asks to leave `pad_to_bucket` as it is (contract vendored-unchanged)."""
 
 import bisect
@@ -12,7 +12,11 @@ BUCKETS = (8, 16, 32, 64)
 
 def pad_to_bucket(x: torch.Tensor, buckets: tuple[int, ...] = BUCKETS) -> torch.Tensor:
     """Zero-pad dim 1 up to the smallest bucket that holds it; a longer input is left as it is."""
-    index = next((i for i, bucket in enumerate(buckets) if bucket >= x.shape[1]), len(buckets))
+    index = len(buckets)
+    for position, bucket in enumerate(buckets):
+        if bucket >= x.shape[1]:
+            index = position
+            break
     target = buckets[index] if index < len(buckets) else x.shape[1]
     return F.pad(x, (0, 0, 0, target - x.shape[1]))
 # ---- end of vendored code -------------------------------------------------------------------------------------
