@@ -22,8 +22,14 @@ code, Dynamo's included, is the same in both wheels. `--python` runs the models 
 provides). Such a venv, outside the project:
   python3.11 -m venv /tmp/models && env -u PIP_FIND_LINKS PIP_CONFIG_FILE=/dev/null /tmp/models/bin/pip install \
       torch==2.13.0 torchvision==0.28.0 timm==1.0.31 transformers==5.18.0 diffusers==0.42.1
-(this machine's pip configuration and PIP_FIND_LINKS would pick the CPU wheel: torch 2.13.0+cpu)
   python benchmarks/real_models.py --python /tmp/models/bin/python
+(this machine's pip configuration and PIP_FIND_LINKS would pick the CPU wheel: torch 2.13.0+cpu).
+
+Measured so (2 December 2026, torch 2.13.0): diagnose agreed with torch's log on all 89 models (56 the
+notes were written for, 33 held out). Of their 328 breaks, 304 (92.7%) were in a group
+whose note had a chapter with the notes before the timm and torchvision work (GB0014 and GB4347 had a
+docs section only, GB0213 no note), 328 (100%) with today's; the held-out models alone: 107 breaks, all
+with a chapter (their ids: GB0036, GB0124, GB7000, GB0033, GB0170, GB4347, GB0206, GB0034).
 """
 
 from __future__ import annotations
