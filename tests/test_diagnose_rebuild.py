@@ -193,7 +193,8 @@ def test_repro_rebuilds_a_timm_model_with_the_arguments_it_was_built_with(tmp_pa
                          env=env, capture_output=True, text=True, timeout=300)
     assert ran.returncode == 0, ran.stderr
     assert "layers 2 Linear(in_features=8, out_features=8, bias=True)" in ran.stdout
-    assert "gb0025" in ran.stderr.lower()
+    # The repro shows the break in torch's own log (torch 2.8's line names no GB id).
+    assert "graph break in user code" in ran.stderr.lower()
 
 
 LIBRARY_CLASS = '''
