@@ -89,8 +89,8 @@ def audit_here(exercise: Exercise, seed: draws.Seed, default_trial: Any) -> sand
 _solutions: dict[str, Any] = {}  # exercise id -> the solution module, imported once per process
 
 
-def _reference(exercise: Exercise, calls: list[draws.Draw]) -> list[Any]:
-    """The solution's outputs, run eagerly on `calls`."""
+def _solution_module(exercise: Exercise) -> Any:
+    """The exercise's solution, imported once per process."""
     if exercise.id not in _solutions:
         state = ProcessState.save()  # what the solution sets at import stays out of everything else
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
@@ -98,7 +98,12 @@ def _reference(exercise: Exercise, calls: list[draws.Draw]) -> list[Any]:
         sys.modules.pop(module.__name__, None)  # not where a checked process forked later would look
         state.restore()
         _solutions[exercise.id] = module
-    entry, outputs = getattr(_solutions[exercise.id], exercise.entry), []
+    return _solutions[exercise.id]
+
+
+def _reference(exercise: Exercise, calls: list[draws.Draw]) -> list[Any]:
+    """The solution's outputs, run eagerly on `calls`."""
+    entry, outputs = getattr(_solution_module(exercise), exercise.entry), []
     with contextlib.redirect_stdout(io.StringIO()), engine._set_stance("force_eager"):
         for draw in calls:
             args = tuple(fresh_copy(a) for a in draw.args)
@@ -192,8 +197,7 @@ def judge(exercise: Exercise, trial: Any, order: list[int], trial_draws: list[dr
                                 f"({_note(exercise, draw)})")
             continue
         for graph_index, returned in sorted(pairs, key=repr):
-            module, inputs, _ = replay.rebuild(records[graph_index], operator=operator)  # fresh: nothing kept
-            values = [fresh_copy(v) for v in replay.graph_inputs(inputs, parameters, draw.args, draw.kwargs)]
+            module, values = _fresh_graph(records[graph_index], operator, parameters, draw)
             before = _process_flags()
             problem = _replay_one(exercise, module, values, returned, want)
             if not problem and _process_flags() != before:
@@ -236,10 +240,14 @@ def _reference_step(exercise: Exercise) -> Any:
     """The solution's function an operator exercise's operator stands for (None for other exercises)."""
     if not exercise.opaque_step:
         return None
-    if exercise.id not in _solutions:
-        _reference(exercise, [])
-    step = getattr(_solutions[exercise.id], exercise.opaque_step)
+    step = getattr(_solution_module(exercise), exercise.opaque_step)
     return getattr(step, "_opoverload", step)  # a torch.library.custom_op: its operator, which FX can call
+
+
+def _fresh_graph(record: Any, operator: Any, parameters: list, draw: draws.Draw) -> tuple[torch.fx.GraphModule, list]:
+    """A graph rebuilt for one replayed call (nothing kept from an earlier one) and fresh copies of its inputs."""
+    module, inputs, _ = replay.rebuild(record, operator=operator)
+    return module, [fresh_copy(v) for v in replay.graph_inputs(inputs, parameters, draw.args, draw.kwargs)]
 
 
 def _unseen_problem(exercise: Exercise, records: list, claimed: dict[tuple, set[tuple[int, Any]]],
@@ -257,8 +265,7 @@ def _unseen_problem(exercise: Exercise, records: list, claimed: dict[tuple, set[
             served[graph_index] = served.get(graph_index, 0) + 1
     graph_index = max(served, key=lambda g: (served[g], g))
     for draw, want in unseen:
-        module, inputs, _ = replay.rebuild(records[graph_index], operator=operator)
-        values = [fresh_copy(v) for v in replay.graph_inputs(inputs, parameters, draw.args, draw.kwargs)]
+        module, values = _fresh_graph(records[graph_index], operator, parameters, draw)
         shapes = ", ".join(str(list(a.shape)) for a in draw.args if isinstance(a, torch.Tensor))
         try:
             problem = _replay_one(exercise, module, values, returned[graph_index], want)
