@@ -200,6 +200,30 @@ def test_an_interrupted_run_keeps_finished_students_and_resumes(tmp_path):
     assert all(row["total"] == "10" for row in rows)
 
 
+def test_a_grading_server_that_dies_makes_up_no_verdict(tmp_path):
+    """The checks' server killed mid-class (out of memory, say): the grader says so and exits 1, and every
+    results.json written holds real verdicts only (a file without one is left for the next run)."""
+    submissions = tmp_path / "submissions"
+    for number in range(6):
+        folder = submissions / f"student{number}"
+        folder.mkdir(parents=True)
+        (folder / COND.file).write_text(FIXED + f"\n# student {number}\n")
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "checker", "grade", str(submissions), "--out", str(out), "-j", "1"]
+    grader = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not (out / "student0" / "results.json").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    server = subprocess.run(["pgrep", "-P", str(grader.pid)], capture_output=True, text=True).stdout.split()
+    os.kill(int(server[0]), signal.SIGKILL)
+    _, stderr = grader.communicate(timeout=60)
+    assert grader.returncode == 1, stderr
+    assert "stopped before" in stderr and "run the same command again" in stderr
+    written = [json.loads(path.read_text()) for path in out.glob("*/results.json")]
+    assert 1 <= len(written) < 6
+    assert all(test["tags"][1] in ("pass", "not submitted") for results in written for test in results["tests"])
+
+
 def test_gradescope_autograder_runs_in_a_gradescope_layout(tmp_path):
     target = tmp_path / "autograder.zip"
     done = subprocess.run([sys.executable, "-m", "checker", "gradescope", str(target)], cwd=REPO,

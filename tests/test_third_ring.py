@@ -54,6 +54,49 @@ def test_no_reference_is_in_the_memory_a_class_graders_checks_are_forked_from(tm
     assert "✓ eager-runs" in feedback, feedback
 
 
+# Reads this process's own memory (ctypes: no permission needed) for what follows a marker, and stops with it.
+MEMORY_SCAN = '''
+import ctypes, re
+_marker, _seen = b"secret of " + b"student a: ", set()
+with open("/proc/self/maps") as maps:
+    regions = [line.split() for line in maps]
+for fields in regions:
+    if fields[1].startswith("rw") and (len(fields) < 6 or fields[5] == "[heap]"):
+        start, end = (int(part, 16) for part in fields[0].split("-"))
+        block = ctypes.string_at(start, end - start)
+        _seen.update(found.group(1) for found in re.finditer(re.escape(_marker) + b"([0-9a-f]{32})", block))
+raise RuntimeError("found: " + " ".join(sorted(found.decode() for found in _seen)))
+'''
+
+
+def test_a_students_check_finds_no_other_students_file_in_its_memory(tmp_path):
+    """Secrets inherited by fork: the class grader reads every student's file (to stage and group them);
+    a check forked from it held them all in its memory. Checks are forked from a server started before
+    any submission was read, by a worker that read only its own file (classroom/pristine.py)."""
+    import subprocess
+    import sys
+
+    from checker.classroom.grade import grade_class
+    from checker.grading.sandbox import Limits
+
+    exercise = find_exercise("cond-on-input")
+    submissions = tmp_path / "submissions"
+    for name in "ab":
+        (submissions / name).mkdir(parents=True)
+    (submissions / "b" / exercise.file).write_text(MEMORY_SCAN)
+    # Student a's secret is written by another process: this one (which the grader forks from) never held it.
+    write_a = ("import secrets, sys; open(sys.argv[2], 'w').write(open(sys.argv[1]).read()"
+               " + '\\n# secret of student a: ' + secrets.token_hex(16) + '\\n')")
+    subprocess.run([sys.executable, "-c", write_a, str(exercise.solution_path), str(submissions / "a" / exercise.file)],
+                   check=True)
+    grade_class(submissions, tmp_path / "out", parallel=1, limits=Limits(timeout=60, memory_mb=2048))
+    feedback = (tmp_path / "out" / "b" / "feedback.md").read_text()
+    assert "found:" in feedback, feedback  # the scan ran to its end
+    secret = (submissions / "a" / exercise.file).read_text().rsplit("student a: ", 1)[1].strip()
+    assert secret not in feedback
+    assert "**pass**" in (tmp_path / "out" / "a" / "feedback.md").read_text()
+
+
 def test_a_process_that_leaves_the_check_cannot_rewrite_the_results_afterwards(tmp_path):
     """setsid, wait for the grader to finish, rewrite what it wrote: the escaped process is a new
     interpreter (no audit hook), still inside the check's Landlock domain, which refuses the write."""

@@ -12,7 +12,8 @@ the grader writes, as soon as that student is finished:
 Every file is replaced atomically, so an interrupted run leaves complete files only; running again skips
 every student whose results match their current files (same content digest).
 
-Each check is a forked child (see sandbox.py). When the grader runs as root, each student's files are
+Each check is a forked child (see sandbox.py), forked from a server that has read no submission
+(pristine.py): no check finds another student's file or verdict in its memory. When the grader runs as root, each student's files are
 staged in a private folder owned by a uid of that student's own, and the student's checks run as that
 uid: they cannot read another student's files, nor the grades.
 """
@@ -33,14 +34,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from checker.course import draws
+from checker.classroom.pristine import FileJob, PristineServer
 from checker.course.manifest import Exercise, by_file_name, load_exercises
 from checker.course.resolver import BOOK_URL
 from checker.dynamo import engine
 from checker.grading import sandbox
 from checker.grading.report import ERROR, FAIL, PASS, Report, render_text
-from checker.grading.strict import Trials, error_report, finish, trial_job
-from checker.grading.warmup import warm_up
+from checker.grading.strict import error_report
 
 NOT_SUBMITTED = "not submitted"
 FIRST_STUDENT_UID = 20000  # student n's checks run as uid FIRST_STUDENT_UID + n (grader running as root)
@@ -142,52 +142,44 @@ def grade_class(submissions: Path, out: Path, parallel: int = 2, limits: sandbox
     if os.geteuid() == 0:
         out.chmod(0o700)  # the grades are the grader's: checks running as student uids cannot read them
     engine.warm_up()
-    with tempfile.TemporaryDirectory(prefix="gbcheck-grade-") as staging_root:
+    # Forked before any submission is read: every check is forked from it (pristine.py).
+    with PristineServer(exercises, limits) as server, \
+            tempfile.TemporaryDirectory(prefix="gbcheck-grade-") as staging_root:
         staging = Path(staging_root)
         os.chmod(staging, 0o711)  # students' checks may enter their own folder, not list the others
         students = collect(submissions, exercises, staging)
         kept = [s for s in students if _load_previous(s, out, exercises)]
         todo = [s for s in students if s not in kept]
-        _run(todo, exercises, out, parallel, limits, progress, finished=list(kept))
+        _run(server, todo, exercises, out, parallel, progress, finished=list(kept))
     return ClassResult(students=students, exercises=exercises, skipped=len(kept), seconds=time.monotonic() - started)
 
 
-def _run(students: list[Student], exercises: list[Exercise], out: Path,
-         parallel: int, limits: sandbox.Limits, progress, finished: list[Student]) -> None:
+def _run(server: PristineServer, students: list[Student], exercises: list[Exercise], out: Path,
+         parallel: int, progress, finished: list[Student]) -> None:
     by_id = {ex.id: ex for ex in exercises}
     # Byte-identical files (an unmodified exercise, a copied fix) are checked once, on one set of fresh
     # draws: the same file gets the same verdict, lines and messages for every copy.
     groups: dict[tuple[str, str], list[Student]] = {}
-    sources: dict[tuple[str, str], str] = {}  # the text of each distinct file, read before any child runs
     for student in students:
         for exercise_id, path in student.files.items():
             content = path.read_bytes()
             if len(content) > MAX_FILE_BYTES:
                 student.reports[exercise_id] = error_report(by_id[exercise_id], str(path), "The file is larger than 1 MB.")
                 continue
-            key = (exercise_id, hashlib.sha256(content).hexdigest())
-            groups.setdefault(key, []).append(student)
-            sources[key] = content.decode("utf-8", errors="replace")
-    distinct = Counter(exercise_id for exercise_id, _ in groups)
-    warm_up([ex for ex in exercises if distinct[ex.id] >= WARM_UP_FROM], references=False)
+            groups.setdefault((exercise_id, hashlib.sha256(content).hexdigest()), []).append(student)
     keys = list(groups)
-    jobs, seeds = [], [draws.fresh_seed() for _ in keys]
-    for (exercise_id, digest), seed in zip(keys, seeds):
+    jobs = []
+    for exercise_id, digest in keys:
         first = groups[(exercise_id, digest)][0]  # a group's file is checked as its first member's
-        path = first.files[exercise_id]
-        jobs.append(trial_job(by_id[exercise_id], str(path), seed, user=first.uid, workdir=str(path.parent)))
+        jobs.append(FileJob(exercise_id, str(first.files[exercise_id]), digest, first.uid))
+    distinct = Counter(exercise_id for exercise_id, _ in groups)
     counts = Counter({PASS: 0, FAIL: 0, ERROR: 0})
     total_submissions = sum(len(members) for members in groups.values())
     for student in students:  # students with nothing to run (no files, a damaged zip) finish at once
         _maybe_finish(student, exercises, out, finished)
-
-    def on_done(index: int, outcome: sandbox.Outcome) -> None:
-        key = keys[index]
-        exercise, members = by_id[key[0]], groups[key]
-        # The audit (reference and replay) runs once this file's trials have ended, with a replay seed
-        # drawn only now.
-        report = finish(exercise, str(members[0].files[exercise.id]), Trials(outcome), seeds[index], limits,
-                        source=sources[key], pristine=True)
+    warm = [ex.id for ex in exercises if distinct[ex.id] >= WARM_UP_FROM]
+    for index, report in server.grade(jobs, parallel, warm):
+        exercise, members = by_id[keys[index][0]], groups[keys[index]]
         for student in members:
             student.reports[exercise.id] = replace(report, file=f"{student.name}/{exercise.file}")
             counts[report.status] += 1
@@ -195,8 +187,6 @@ def _run(students: list[Student], exercises: list[Exercise], out: Path,
             progress(dict(counts), sum(counts.values()), total_submissions)
         for student in members:
             _maybe_finish(student, exercises, out, finished)
-
-    sandbox.run_jobs(jobs, limits, parallel, on_done=on_done)
 
 
 def _maybe_finish(student: Student, exercises: list[Exercise], out: Path, finished: list[Student]) -> None:

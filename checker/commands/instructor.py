@@ -77,6 +77,7 @@ def _surviving_mutants(exercises: list, args: argparse.Namespace) -> dict[str, l
 
 def cmd_grade(args: argparse.Namespace) -> int:
     from checker.classroom import grade
+    from checker.classroom.pristine import GradingStopped
     from checker.grading import sandbox
 
     sandbox.prepare()
@@ -100,8 +101,12 @@ def cmd_grade(args: argparse.Namespace) -> int:
             tenths_shown = done * 10 // max(total, 1)
             print(line, file=sys.stderr, flush=True)
 
-    result = grade.grade_class(args.submissions, args.out, parallel=max(1, args.jobs), limits=limits,
-                               progress=progress)
+    try:
+        result = grade.grade_class(args.submissions, args.out, parallel=max(1, args.jobs), limits=limits,
+                                   progress=progress)
+    except GradingStopped as stopped:
+        print(f"\ngbcheck: {stopped}", file=sys.stderr)
+        return 1
     if interactive:
         print(file=sys.stderr)
     print(grade.summary_table(result))
