@@ -4,8 +4,9 @@ The notebooks' stored outputs are torch 2.13's; these tests hold the claims the 
 torch that runs the suite (measured the same on 2.8, 2.13 and 2.15): an escaping exception switches a
 function's compilation off (python-side-effects), a break in a `with` or `try` block costs the rest of the
 function while one in a loop costs all of it, torch's own modules called from a skipped frame run eagerly
-(untraceable-calls), and `while_loop` refuses a body that returns a carried tensor unchanged
-(unbacked-symbols).
+(untraceable-calls), `while_loop` refuses a body that returns a carried tensor unchanged
+(unbacked-symbols), and a new module of the same class reuses the compiled code while a changed
+attribute recompiles (recompilations).
 """
 
 from __future__ import annotations
@@ -183,3 +184,32 @@ def test_while_loop_refuses_a_body_that_returns_a_carried_tensor_unchanged():
     assert "alias" in " ".join(chain)
     torch._dynamo.reset()
     assert run(lambda t, h: (t + 1, h.clone())).shape == (3, 4)
+
+
+class Scaled(torch.nn.Module):
+    def __init__(self, scale: float):
+        super().__init__()
+        self.linear = torch.nn.Linear(3, 3)
+        self.scale = scale
+
+    def forward(self, x):
+        return self.linear(x) * self.scale
+
+
+def test_a_new_module_of_the_same_class_reuses_the_code_a_changed_value_recompiles():
+    """recompilations: Dynamo guards on an object's type and the values the function reads from it, not on
+    which object it was given: a fresh module per call compiles once; a changed attribute compiles again."""
+    from torch._dynamo.testing import CompileCounter
+
+    def apply(module, x):
+        return module(x)
+
+    torch._dynamo.reset()
+    counter = CompileCounter()
+    compiled = torch.compile(apply, backend=counter)
+    for _ in range(4):
+        compiled(Scaled(2.0), torch.ones(3))
+    assert counter.frame_count == 1
+    compiled(Scaled(3.0), torch.ones(3))
+    assert counter.frame_count == 2
+    torch._dynamo.reset()
