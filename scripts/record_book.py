@@ -46,13 +46,27 @@ def relative_to_book(value, folder: str):
     return value
 
 
+def coalesced(outputs: list) -> list:
+    """Consecutive pieces of one stream as one output, as the reader sees them: how the kernel happened to
+    flush a cell's prints is no difference between two recordings."""
+    merged: list = []
+    for output in outputs:
+        previous = merged[-1] if merged else None
+        if (previous is not None and output.output_type == previous.output_type == "stream"
+                and output.name == previous.name):
+            previous.text += output.text
+        else:
+            merged.append(output)
+    return merged
+
+
 def record(path: Path) -> None:
     notebook = nbformat.read(path, as_version=4)
     ExecutePreprocessor(timeout=900, record_timing=False).preprocess(notebook, {"metadata": {"path": str(path.parent)}})
     folder = str(path.parent.resolve()) + "/"
     for cell in notebook.cells:
         if cell.cell_type == "code":
-            cell.outputs = [nbformat.from_dict(relative_to_book(output, folder)) for output in cell.outputs]
+            cell.outputs = coalesced([nbformat.from_dict(relative_to_book(output, folder)) for output in cell.outputs])
     nbformat.write(notebook, path)
 
 

@@ -223,3 +223,19 @@ def test_a_graph_break_other_than_the_exercises_gets_the_hint_of_that_break(tmp_
     assert report.hint not in exercise.hints
     assert "not the one this exercise starts from" in report.hint and "at line 5" in report.hint
     assert not report.expected
+
+
+def test_a_break_outside_the_checked_file_is_named_with_its_file():
+    """The logging contract turns the logger on, so default mode also breaks inside `logging`'s own
+    LogRecord (GB0007 at its `time.time()`): the report names that file, never as the learner's "line 297"."""
+    exercise = find_exercise("ignore-logger")
+    report = check_file(exercise, exercise.exercise_path, LIMITS)
+    own_lines = len(exercise.exercise_path.read_text().splitlines())
+    places = [gb["place"] for gb in report.graph_breaks]
+    assert any(place.startswith("logging/__init__.py, line ") for place in places), places
+    for place in places:
+        number = int(re.match(r"line (\d+)", place).group(1)) if place.startswith("line ") else None
+        assert number is None or number <= own_lines, place
+    text = render_text(report)
+    assert re.search(r"at logging/__init__\.py, line \d+", text), text
+    assert not re.search(rf"at line (\d{{{len(str(own_lines)) + 1},}})", text)  # no line past the file's end

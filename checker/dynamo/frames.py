@@ -11,6 +11,7 @@ from __future__ import annotations
 import linecache
 import os
 import re
+import sys
 import traceback
 from typing import Any
 
@@ -52,6 +53,29 @@ def place(filename: str | None, line: int | None) -> str:
     tracebacks say it (not ipykernel's temporary file), else `file.py:5`."""
     cell = cells.cell_name(filename)
     return f"{cell}, line {line}" if cell else f"{os.path.basename(filename or '')}:{line}"
+
+
+def shown_place(filename: str | None, line: int | None, checked_file: str, entry=None) -> str:
+    """How a report names a line: `line 25` in the checked file (or a notebook cell), else with its file,
+    `logging/__init__.py, line 297`, and the checked file's line that led there when it is known."""
+    if not line:
+        return ""
+    if not filename or cells.cell_name(filename) or os.path.realpath(filename) == os.path.realpath(checked_file):
+        return f"line {line}"
+    place = f"{_python_path_name(filename)}, line {line}"
+    entry_file, entry_line = (entry or ("", 0))[:2]
+    if entry_line and os.path.realpath(entry_file) == os.path.realpath(checked_file):
+        place += f" (reached from line {entry_line})"
+    return place
+
+
+def _python_path_name(filename: str) -> str:
+    """A file as its import names it (`logging/__init__.py`, `torch/nn/modules/linear.py`), else its base name."""
+    real = os.path.realpath(filename)
+    for folder in sorted((os.path.realpath(entry) for entry in sys.path if entry), key=len, reverse=True):
+        if real.startswith(folder + os.sep):
+            return os.path.relpath(real, folder)
+    return os.path.basename(filename)
 
 
 def user_location(stack, focus_file, fallback):

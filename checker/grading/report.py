@@ -112,7 +112,7 @@ def render_text(report: Report, colour: bool = False, book_url: str = "") -> str
         lines.append("")
         lines.append(paint("Graph breaks", "bold", colour))
         for gb in report.graph_breaks:
-            where = f"line {gb['line']}" if gb.get("line") else "?"
+            where = gb.get("place") or (f"line {gb['line']}" if gb.get("line") else "?")
             lines.append(f"  {gb.get('gb_id') or '(no id)'}  {gb['gb_type']}  at {where}")
             if gb.get("source_line"):
                 lines.append(paint(f"      {gb['source_line']}", "dim", colour))

@@ -40,7 +40,7 @@ import torch
 
 from checker.course import draws
 from checker.course.manifest import Exercise
-from checker.dynamo import engine, registry
+from checker.dynamo import engine, frames, registry
 from checker.grading import advice, sandbox
 from checker.grading.audit import audit_here, run_audit
 from checker.grading.confine import writes_check
@@ -171,6 +171,7 @@ def _audited_reference(exercise: Exercise, audit: sandbox.Outcome) -> dict[str, 
 def _decide(exercise: Exercise, path: str, trials: Trials, ref: dict[str, Any], audit: sandbox.Outcome,
             hint_level: int, seed: draws.Seed | None, source: str | None) -> Report:
     eager, fullgraph, default = (trials.payload(mode) for mode in TRIAL_MODES)
+    _name_places(path, (eager, fullgraph, default))
     checks: list[CheckResult] = []
 
     eager_problem = _problem(trials, "eager")
@@ -229,7 +230,8 @@ def _problem(trials: Trials, mode: str) -> str | None:
 
 
 def _error_text(error: dict[str, Any]) -> str:
-    where = f" at line {error['line']}" if error.get("line") else ""
+    place = error.get("place") or (f"line {error['line']}" if error.get("line") else "")
+    where = f" at {place}" if place else ""
     source = f" (`{error['source_line']}`)" if error.get("source_line") else ""
     first = ((error.get("message") or "").strip().splitlines() or [""])[0]
     cause = error.get("cause")  # what the user's code got wrong, under torch's wrapping
@@ -384,11 +386,23 @@ def _replay_check(trials: Trials, audit: sandbox.Outcome) -> CheckResult:
 
 # --- summary ---------------------------------------------------------------------------------------
 
+def _name_places(path: str, payloads) -> None:
+    """Give every break and error its `place` as a report names it: `line 25` in the checked file, else with
+    its file (a break Dynamo met inside `logging`, say, is not the learner's line 297)."""
+    for payload in payloads:
+        diagnosis = (payload or {}).get("diagnosis") or {}
+        for record in [*diagnosis.get("graph_breaks", ()), diagnosis.get("error"), (payload or {}).get("error")]:
+            if record:
+                record["place"] = frames.shown_place(record.get("filename"), record.get("line"), path,
+                                                     record.get("entry"))
+
+
 def _at(record: dict[str, Any]) -> str:
-    if not record.get("line"):
+    place = record.get("place") or (f"line {record['line']}" if record.get("line") else "")
+    if not place:
         return ""
     source = f": {record['source_line']}" if record.get("source_line") else ""
-    return f" at line {record['line']}{source}"
+    return f" at {place}{source}"
 
 
 def _graph_breaks(default: dict[str, Any] | None, fullgraph: dict[str, Any] | None) -> list[dict[str, Any]]:
@@ -399,7 +413,8 @@ def _graph_breaks(default: dict[str, Any] | None, fullgraph: dict[str, Any] | No
             gb["gb_type"] == fullgraph_error["gb_type"] and gb["line"] == fullgraph_error["line"] for gb in breaks):
         breaks.append({"gb_id": fullgraph_error["gb_id"], "gb_type": fullgraph_error["gb_type"],
                        "explanation": fullgraph_error["message"], "hints": [], "filename": fullgraph_error["filename"],
-                       "line": fullgraph_error["line"], "function": "", "source_line": fullgraph_error["source_line"],
+                       "line": fullgraph_error["line"], "place": fullgraph_error.get("place", ""),
+                       "function": "", "source_line": fullgraph_error["source_line"],
                        "count": 1, "mode": "fullgraph"})
     for gb in breaks:
         note = registry.course_note(gb.get("gb_id"))
