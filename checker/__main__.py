@@ -1,5 +1,5 @@
 """`python -m checker` is `gbcheck`."""
 
-from checker.cli import main
+from checker.cli import console
 
-raise SystemExit(main())
+console()
