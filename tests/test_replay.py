@@ -6,6 +6,8 @@ the way the grader does; what a replayed call sets (grad mode, inference mode, a
 
 from __future__ import annotations
 
+import inspect
+
 import pytest
 import torch
 
@@ -92,3 +94,36 @@ def test_a_call_of_an_operator_packet_names_its_namespace():
     assert replay.resolve("torch.ops.aten.sin") is torch.ops.aten.sin
     with pytest.raises(replay.NotReplayable, match="gbcourse::op, an operator defined by the file"):
         replay.resolve("torch.ops.gbcourse.op")
+
+
+def _vendored_exercise(exercise_id):
+    """The exercise, its solution module (graded code of the course) and the reference's copies of its vendored code."""
+    from checker.course.manifest import find_exercise
+    from checker.grading import audit
+
+    exercise = find_exercise(exercise_id)
+    return exercise, audit._solution_module(exercise), audit._vendored_code(exercise)
+
+
+@pytest.mark.parametrize("exercise_id, make_inputs", [
+    ("nonstrict-vendored", lambda: (torch.randn(2, 3, 4), torch.randn(2, 3, 4), torch.randn(2, 3, 4),
+                                    torch.rand(2, 3) > 0.3)),
+    ("fused-norm-allow-in-graph", lambda: (torch.randn(2, 5, 16),)),
+])
+def test_vendored_code_an_escape_hatch_puts_in_the_graph_is_replayed_with_the_references_copy(exercise_id, make_inputs):
+    """nonstrict_trace on the vendored function, allow_in_graph on the vendored autograd.Function: the graph calls
+    the file's code unread. The record names it; the grader replays the call with the reference's copy (an
+    `unchanged` contract holds the file's to the same text), and refuses to without one."""
+    exercise, solution, vendored = _vendored_exercise(exercise_id)
+    entry = getattr(solution, exercise.entry)
+    record = _recorded(entry, *make_inputs())
+    assert any(str(node.get("target", "")).startswith("vendored:") for node in record["nodes"])
+    with pytest.raises(allowed.NotReplayable):
+        replay.rebuild(record)  # no copy of the vendored code: nothing to replay it with
+    fresh = make_inputs()  # other values than the recorded call's
+    module, inputs, called = replay.rebuild(record, vendored=vendored)
+    parameters = list(inspect.signature(entry.forward if isinstance(entry, torch.nn.Module) else entry).parameters)
+    values = replay.graph_inputs(inputs, parameters, fresh, {})
+    with torch.no_grad():
+        torch.testing.assert_close(module(*values)[0], entry(*fresh))
+    assert any(name.startswith("vendored:") for name in called)

@@ -168,13 +168,14 @@ def judge(exercise: Exercise, trial: Any, order: list[int], trial_draws: list[dr
         return {"status": "fail", "message": f"the calls ran {len(used)} different captured graphs, where this "
                 f"exercise allows {exercise.max_compilations}: the function was compiled again for new inputs"}
     operator = _reference_step(exercise)
+    stand_ins = {"operator": operator, "vendored": _vendored_code(exercise)}  # the reference's, for the file's
     rebuilt: dict[int, tuple] = {}
     for graph_index in used:
         record = records[graph_index]
         try:
             if isinstance(record, dict) and "unreplayable" in record:
                 raise replay.NotReplayable(f"the graph holds {record['unreplayable']}")
-            rebuilt[graph_index] = replay.rebuild(record, operator=operator)
+            rebuilt[graph_index] = replay.rebuild(record, **stand_ins)
         except replay.NotReplayable as err:
             if exercise.opaque_calls and not exercise.opaque_step:
                 raise
@@ -197,7 +198,7 @@ def judge(exercise: Exercise, trial: Any, order: list[int], trial_draws: list[dr
                                 f"({_note(exercise, draw)})")
             continue
         for graph_index, returned in sorted(pairs, key=repr):
-            module, values = _fresh_graph(records[graph_index], operator, parameters, draw)
+            module, values = _fresh_graph(records[graph_index], stand_ins, parameters, draw)
             before = _process_flags()
             problem = _replay_one(exercise, module, values, returned, want)
             if not problem and _process_flags() != before:
@@ -212,7 +213,7 @@ def judge(exercise: Exercise, trial: Any, order: list[int], trial_draws: list[dr
             replayed += 1
     if failures:
         return {"status": "fail", "message": failures[min(failures)]}
-    problem = _unseen_problem(exercise, records, claimed, unseen, parameters, operator)
+    problem = _unseen_problem(exercise, records, claimed, unseen, parameters, stand_ins)
     if problem:
         return {"status": "fail", "message": problem}
     replayed += len(unseen)
@@ -231,6 +232,10 @@ def judge(exercise: Exercise, trial: Any, order: list[int], trial_draws: list[dr
     mine = replay.file_operators(set(called))
     standing = (f", with the reference's `{exercise.opaque_step}` in place of your operator {mine[0]}"
                 if operator is not None and mine else "")
+    copies = sorted({name.removeprefix("vendored:") for name in called if name.startswith("vendored:")} & set(stand_ins["vendored"]))
+    if copies:
+        standing += (f", with the reference's copy of {', '.join(f'`{name}`' for name in copies)} for what the graph "
+                     "calls unread (the file's copy is held to the same text)")
     return {"status": "pass", "message": f"the grader rebuilt the {len(rebuilt)} captured graph(s) and replayed "
             f"them {replayed} times on inputs drawn after your code had finished{standing}: they compute the reference",
             "called": called}
@@ -244,14 +249,25 @@ def _reference_step(exercise: Exercise) -> Any:
     return getattr(step, "_opoverload", step)  # a torch.library.custom_op: its operator, which FX can call
 
 
-def _fresh_graph(record: Any, operator: Any, parameters: list, draw: draws.Draw) -> tuple[torch.fx.GraphModule, list]:
+def _vendored_code(exercise: Exercise) -> dict[str, Any]:
+    """The reference's copies of the code the file may not change (its `unchanged` contracts), by name: what
+    a call an escape hatch put in the graph unread (nonstrict_trace, allow_in_graph) is replayed with. The
+    contract holds the file's copy to the same text, which the grader reads itself."""
+    names = [c.file_has.split()[1] for c in exercise.contracts
+             if c.kind == "structure" and c.file_has.startswith("unchanged ")]
+    module = _solution_module(exercise) if names else None
+    return {name: getattr(module, name) for name in names if hasattr(module, name)}
+
+
+def _fresh_graph(record: Any, stand_ins: dict[str, Any], parameters: list,
+                 draw: draws.Draw) -> tuple[torch.fx.GraphModule, list]:
     """A graph rebuilt for one replayed call (nothing kept from an earlier one) and fresh copies of its inputs."""
-    module, inputs, _ = replay.rebuild(record, operator=operator)
+    module, inputs, _ = replay.rebuild(record, **stand_ins)
     return module, [fresh_copy(v) for v in replay.graph_inputs(inputs, parameters, draw.args, draw.kwargs)]
 
 
 def _unseen_problem(exercise: Exercise, records: list, claimed: dict[tuple, set[tuple[int, Any]]],
-                    unseen: list[tuple[draws.Draw, Any]], parameters: list, operator: Any = None) -> str | None:
+                    unseen: list[tuple[draws.Draw, Any]], parameters: list, stand_ins: dict[str, Any]) -> str | None:
     """An exercise about recompilation: the graph that served the most sizes (the dynamic one, compiled for
     every size after the first) must compute the reference at sizes no trial call had (draws.unseen_sizes)."""
     if not unseen:
@@ -265,7 +281,7 @@ def _unseen_problem(exercise: Exercise, records: list, claimed: dict[tuple, set[
             served[graph_index] = served.get(graph_index, 0) + 1
     graph_index = max(served, key=lambda g: (served[g], g))
     for draw, want in unseen:
-        module, values = _fresh_graph(records[graph_index], operator, parameters, draw)
+        module, values = _fresh_graph(records[graph_index], stand_ins, parameters, draw)
         shapes = ", ".join(str(list(a.shape)) for a in draw.args if isinstance(a, torch.Tensor))
         try:
             problem = _replay_one(exercise, module, values, returned[graph_index], want)

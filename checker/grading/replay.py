@@ -34,9 +34,13 @@ flag alone (capture-item, capture-nonzero), fabricate result frames around the g
 captures from the unfixed code, since the graph is then the fixed one; fake what its logging prints
 (prints are not graph operations); where the graph calls an operator the learner's file defines (the
 custom-op exercises), the graph around it is replayed with the reference's step in its place (the
-manifest's `opaque_step`), so the operator's body is believed, not replayed; and where the graph calls
-the file's Python (nonstrict_trace), nothing can be replayed without the learner's code: the report says
-so and the verdict rests on the sandboxed run on fresh inputs, the tamper check and the other checks. A
+manifest's `opaque_step`), so the operator's body is believed, not replayed; where an escape hatch puts
+vendored code that the file may not change into the graph unread (nonstrict_trace on the vendored
+function, allow_in_graph on the vendored autograd.Function), the call is replayed with the reference's
+copy of that code, since an `unchanged` contract holds the file's copy to the same text; and where the
+graph calls other Python of the file (a wrapper of its own around the vendored code), nothing can be
+replayed without the learner's code: the report says so and the verdict rests on the sandboxed run on
+fresh inputs, the tamper check and the other checks. A
 recorded graph can also make the replay slow or large: it runs allow-listed operations only, but in the
 grader (a size cap on records, and for an exam a container per grading run, bound that).
 
@@ -53,7 +57,9 @@ from typing import Any
 import torch
 import torch.fx
 from torch._dynamo.variables.misc import produce_trampoline_autograd_apply
+from torch.utils._pytree import TreeSpec
 
+from checker.grading import hatches
 from checker.grading.allowed import NotReplayable, Refused, resolve, tensor_method
 
 _AUTOGRAD_FUNCTION = torch.ops.higher_order.autograd_function_apply  # a traced autograd.Function
@@ -76,8 +82,14 @@ def graph_record(gm: torch.fx.GraphModule, example_inputs: tuple[Any, ...], dept
                 record["target"] = node.target
             elif isinstance(value, torch.Tensor):
                 record["constant"] = value.detach().clone()
+            elif hatches.leaf_function(value) is not None:  # nonstrict_trace's function: named, replayed by the grader
+                record["vendored"] = hatches.leaf_function(value).__qualname__
+            elif isinstance(value, TreeSpec):  # how nonstrict_trace's call lays out its arguments
+                record["treespec"] = hatches.layout(value)
             else:
                 raise NotReplayable(f"a call into code of the file itself ({type(value).__name__})")
+        elif node.op == "call_function" and hatches.vendored_call(node.target):
+            record["target"], record["args"] = hatches.vendored_call(node.target), _encode(node.args)
         elif node.op in ("call_function", "call_method"):
             if node.op == "call_function" and _outside_torch(node.target):  # e.g. allow_in_graph on a function
                 raise NotReplayable(f"a call into code of the file itself ({getattr(node.target, '__qualname__', '?')})")
@@ -167,11 +179,16 @@ def _encode(value: Any) -> Any:
 
 # --- in the grader's replay process: data to graphs --------------------------------------------------
 
-def rebuild(record: Any, depth: int = 0, operator: Any = None) -> tuple[torch.fx.GraphModule, list[dict[str, Any]], set[str]]:
+def rebuild(record: Any, depth: int = 0, operator: Any = None,
+            vendored: dict[str, Any] | None = None) -> tuple[torch.fx.GraphModule, list[dict[str, Any]], set[str]]:
     """A GraphModule from a graph record, its top-level inputs, and every target name it calls.
 
     `operator`: the reference that stands for the one operator of the learner's file the graph may call
-    (an operator exercise's `opaque_step`); without it, such a call is NotReplayable."""
+    (an operator exercise's `opaque_step`); without it, such a call is NotReplayable. `vendored`: the
+    reference's copies of the code the file may not change, by name, for the calls an escape hatch put
+    in the graph (nonstrict_trace, allow_in_graph); a call to any other code of the file is NotReplayable."""
+    vendored = vendored or {}
+    objects: dict[str, Any] = {}  # get_attr nodes that hold no tensor: a function or an argument layout
     if not isinstance(record, dict) or not isinstance(record.get("nodes"), list):
         raise Refused("a graph record that is not one")
     if depth > MAX_DEPTH or len(record["nodes"]) > MAX_NODES:
@@ -185,6 +202,10 @@ def rebuild(record: Any, depth: int = 0, operator: Any = None) -> tuple[torch.fx
         if op == "placeholder":
             env[name] = graph.placeholder(name)
             inputs.append(entry.get("input") or {})
+        elif op == "get_attr" and ("vendored" in entry or "treespec" in entry):
+            objects[name] = hatches.held_object(entry, vendored)
+            if "vendored" in entry:
+                called.add(f"vendored:{entry['vendored']}")
         elif op == "get_attr":
             if "constant" in entry:
                 if not isinstance(entry["constant"], torch.Tensor):
@@ -195,10 +216,14 @@ def rebuild(record: Any, depth: int = 0, operator: Any = None) -> tuple[torch.fx
                 target = entry.get("target")
                 if not isinstance(target, str) or not target.isidentifier() or target not in subgraphs:
                     raise Refused("a branch graph that is not in the record")
-                module, _, inner = rebuild(subgraphs[target], depth + 1, operator)
+                module, _, inner = rebuild(subgraphs[target], depth + 1, operator, vendored)
                 called |= inner
                 root.add_module(target, module)
                 env[name] = graph.get_attr(target)
+        elif op == "call_function" and str(entry.get("target")).startswith("vendored:"):
+            called.add(entry.get("target"))
+            fn, args = hatches.vendored_target(entry, vendored, objects)
+            env[name] = graph.call_function(fn, tuple(_decode(item, env) for item in args))
         elif op == "call_function":
             called.add(entry.get("target"))
             try:
