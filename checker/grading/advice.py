@@ -13,7 +13,7 @@ import signal
 from typing import Any
 
 from checker.course.manifest import Exercise
-from checker.dynamo import registry
+from checker.dynamo import frames, registry
 from checker.grading import sandbox
 from checker.grading.report import ERROR, FAIL, PASS, CheckResult
 
@@ -142,3 +142,14 @@ def _at(record: dict[str, Any]) -> str:
     if not place:
         return ""
     return f" at {place}" + (f" (`{record['source_line']}`)" if record.get("source_line") else "")
+
+
+def name_places(path: str, payloads) -> None:
+    """Give every break and error its `place` as a report names it: `line 25` in the checked file, else with
+    its file (a break Dynamo met inside `logging`, say, is not the learner's line 297)."""
+    for payload in payloads:
+        diagnosis = (payload or {}).get("diagnosis") or {}
+        for record in [*diagnosis.get("graph_breaks", ()), diagnosis.get("error"), (payload or {}).get("error")]:
+            if record:
+                record["place"] = frames.shown_place(record.get("filename"), record.get("line"), path,
+                                                     record.get("entry"))

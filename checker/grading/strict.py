@@ -40,7 +40,7 @@ import torch
 
 from checker.course import draws
 from checker.course.manifest import Exercise
-from checker.dynamo import engine, frames, registry
+from checker.dynamo import engine, registry
 from checker.grading import advice, sandbox
 from checker.grading.audit import audit_here, run_audit
 from checker.grading.confine import writes_check
@@ -171,7 +171,7 @@ def _audited_reference(exercise: Exercise, audit: sandbox.Outcome) -> dict[str, 
 def _decide(exercise: Exercise, path: str, trials: Trials, ref: dict[str, Any], audit: sandbox.Outcome,
             hint_level: int, seed: draws.Seed | None, source: str | None) -> Report:
     eager, fullgraph, default = (trials.payload(mode) for mode in TRIAL_MODES)
-    _name_places(path, (eager, fullgraph, default))
+    advice.name_places(path, (eager, fullgraph, default))
     checks: list[CheckResult] = []
 
     eager_problem = _problem(trials, "eager")
@@ -385,17 +385,6 @@ def _replay_check(trials: Trials, audit: sandbox.Outcome) -> CheckResult:
 
 
 # --- summary ---------------------------------------------------------------------------------------
-
-def _name_places(path: str, payloads) -> None:
-    """Give every break and error its `place` as a report names it: `line 25` in the checked file, else with
-    its file (a break Dynamo met inside `logging`, say, is not the learner's line 297)."""
-    for payload in payloads:
-        diagnosis = (payload or {}).get("diagnosis") or {}
-        for record in [*diagnosis.get("graph_breaks", ()), diagnosis.get("error"), (payload or {}).get("error")]:
-            if record:
-                record["place"] = frames.shown_place(record.get("filename"), record.get("line"), path,
-                                                     record.get("entry"))
-
 
 def _at(record: dict[str, Any]) -> str:
     place = record.get("place") or (f"line {record['line']}" if record.get("line") else "")
