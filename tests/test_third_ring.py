@@ -330,3 +330,37 @@ def test_the_checked_code_cannot_read_the_reference_solutions(tmp_path):
     attempt.write_text(PEEK.format(folder=str(exercise.solution_path.parent)) + exercise.solution_path.read_text())
     report = check_file(exercise, attempt)
     assert report.status == "pass", [(check.name, check.message) for check in report.checks if check.status != "pass"]
+
+
+PEEK_AT = '''
+import ctypes, glob, os
+_read, _tried = [], []
+for _pattern in {patterns!r}:
+    for _path in filter(os.path.isfile, glob.glob(_pattern)):
+        _tried.append(_path)
+        try:
+            _read.append(open(_path, "rb").read(10))
+        except OSError:
+            pass
+        if ctypes.CDLL(None).open(_path.encode(), os.O_RDONLY) >= 0:  # past any audit hook: the kernel decides
+            _read.append(_path)
+assert _tried and not _read, f"read {{len(_read)}} of {{len(_tried)}} files"
+'''
+
+
+def test_a_clones_other_copies_of_the_references_are_unreadable_too(tmp_path):
+    """A clone holds the references again: the book's solution cells, the tests' alternative fixes, the git
+    history (and a build folder's copy of the package, when there is one). A check run in a clone reads none."""
+    from checker.grading.confine import landlock_abi
+    from checker.grading.strict import check_file
+
+    exercise = find_exercise("cond-on-input")
+    root = exercise.solution_path.parent.parent
+    if not landlock_abi() or not (root / "tests" / "alternatives").is_dir():
+        pytest.skip("needs Landlock and a clone of the course")
+    patterns = [str(root / "tests" / "alternatives" / "*.py"), str(root / "book" / "*.ipynb"),
+                str(root / ".git" / "*"), str(root / "build" / "lib" / "checker" / "solutions" / "*.py")]
+    attempt = tmp_path / exercise.file
+    attempt.write_text(PEEK_AT.format(patterns=patterns) + exercise.solution_path.read_text())
+    report = check_file(exercise, attempt)
+    assert report.status == "pass", [(check.name, check.message) for check in report.checks if check.status != "pass"]

@@ -156,6 +156,23 @@ def _data_folder(package: str, known_file: str) -> Path:
     return path.parent
 
 
+# Where a clone holds the references again, besides `solutions/`: the book's notebooks (their solution cells),
+# the tests' alternative fixes, a build or dist folder's copy of the package, and the git history.
+_COPIES_IN_A_CLONE = (".git", "tests", "build", "dist", "_build")
+
+
+def reference_copies(solutions: str | os.PathLike) -> tuple[str, ...]:
+    """Every file or folder a check may not read: the reference solutions and, where they are a clone's,
+    the clone's other copies of them (real paths)."""
+    folder = Path(os.path.realpath(solutions))
+    found = [folder]
+    root = folder.parent
+    if (root / "exercises" / MANIFEST_NAME).is_file() and (root / "checker").is_dir():
+        found += [root / name for name in _COPIES_IN_A_CLONE if (root / name).exists()]
+        found += sorted((root / "book").glob("*.ipynb"))
+    return tuple(str(path) for path in found)
+
+
 def course_version() -> str:
     """The installed course's version; "unknown" when it runs from a source tree that was never installed."""
     try:

@@ -40,6 +40,7 @@ import torch
 
 from checker.course import draws
 from checker.course.manifest import Exercise
+from checker.course.resolver import reference_copies
 from checker.dynamo import engine, registry
 from checker.grading import advice, sandbox
 from checker.grading.audit import audit_here, run_audit
@@ -64,9 +65,10 @@ class Trials:
 def trial_job(exercise: Exercise, path: str, seed: int, user: int | None = None,
               workdir: str | None = None) -> sandbox.Job:
     """The sandbox job that runs every mode's trial of one file on the draws of the trial seed."""
-    references = os.path.realpath(exercise.solution_path.parent)
-    # The references, unreadable to the learner's code; not when the checked file is one (verify, tests).
-    hidden = () if os.path.realpath(path).startswith(references + os.sep) else (references,)
+    # The references (and a clone's copies of them), unreadable to the learner's code; not what holds the
+    # checked file itself (verify's solutions, the tests' alternative fixes).
+    checked = os.path.realpath(path)
+    hidden = tuple(h for h in reference_copies(exercise.solution_path.parent) if not checked.startswith(h + os.sep))
     return sandbox.Job(lambda: run_trials(exercise, path, seed), user=user, workdir=workdir, results=len(TRIAL_MODES),
                        hidden=hidden)
 
