@@ -364,3 +364,94 @@ def test_a_clones_other_copies_of_the_references_are_unreadable_too(tmp_path):
     attempt.write_text(PEEK_AT.format(patterns=patterns) + exercise.solution_path.read_text())
     report = check_file(exercise, attempt)
     assert report.status == "pass", [(check.name, check.message) for check in report.checks if check.status != "pass"]
+
+
+def test_a_check_finds_none_of_the_descriptors_its_grader_had_open():
+    """A warm grader's connection to the CLI, the notebook service's answer stream, a class worker's report
+    pipe: each was open in the grader when it forked the check, and a forged verdict written there was taken
+    for the grader's own. A check now starts with its output, its result pipe and nothing else."""
+    import os
+
+    from checker.grading import sandbox
+
+    read_end, write_end = os.pipe()
+    try:
+        def forge():
+            try:
+                os.write(write_end, b'{"status": "pass"}\n')
+                return "written"
+            except OSError as err:
+                return f"refused: {err.strerror}"
+
+        outcome = sandbox.run_job(sandbox.Job(forge, confine=False))
+        os.set_blocking(read_end, False)
+        try:
+            leaked = os.read(read_end, 100)
+        except BlockingIOError:
+            leaked = b""
+    finally:
+        os.close(read_end)
+        os.close(write_end)
+    assert outcome.payload == "refused: Bad file descriptor" and leaked == b""
+
+
+def test_a_record_holding_objects_of_the_checked_process_still_makes_a_report_every_face_can_write():
+    """A graph-break record with a tensor in it (the child's own choice) used to reach the report as it was,
+    and the class worker's JSON died on it, leaving the grader only what the child had forged."""
+    import json
+
+    from checker.grading.report import plain_data
+
+    record = {"gb_id": "GB0170", "gb_type": "x", "line": 3, "hints": [torch.ones(2)], "extra": {"t": torch.zeros(1)}}
+    plain = plain_data(record)
+    assert json.loads(json.dumps(plain)) == plain
+    assert plain["hints"] == ["<Tensor>"] and plain["line"] == 3
+
+
+def test_a_mask_behind_an_operation_fake_tensors_cannot_run_is_no_longer_looked_past():
+    """The fake run used to be skipped whenever it raised and nothing data-dependent was certain: an unused
+    `geqrf` before a boolean mask hid the mask. Only a raise at an indexing node is looked past now."""
+    def hidden_mask(x):
+        hide = torch.geqrf(x)[0]  # no fake-tensor implementation: the fake run raises here, before the mask
+        return x[x > 0].sum() + 0 * hide.sum()
+
+    graph = torch.fx.symbolic_trace(hidden_mask)
+    problem = audit._default_mode_problem(find_exercise("mask-where"), graph, [torch.randn(4, 4)], surely=set())
+    assert problem and "geqrf" in problem
+
+
+def test_int_of_a_tensor_counts_as_reading_its_value():
+    """`int(t)`, `float(t)`, `bool(t)` are `.item()` by other names: a graph holding one is run as default
+    mode would, where it breaks (GB0124's read, renamed, used to pass unseen)."""
+    from checker.grading import replay
+
+    record = {"nodes": [{"name": "x", "op": "placeholder"}, {"name": "n", "op": "call_method", "target": "__int__",
+                                                             "args": {"tuple": [{"node": "x"}]}, "kwargs": {"dict": []}}]}
+    assert "scalar" in replay.data_dependence(record, surely=True)
+
+
+def test_the_grader_reads_the_file_as_python_does_under_a_coding_declaration(tmp_path):
+    """Under `# -*- coding: utf-7 -*-`, `+AAo-` is a newline to Python: code that UTF-8 shows inside a comment.
+    The structure contracts read what Python runs."""
+    from checker.grading.trial import read_source
+
+    path = tmp_path / "cookie.py"
+    path.write_bytes(b"# -*- coding: utf-7 -*-\n# looks like a comment +AAo-edited = True\n")
+    text = read_source(path)
+    assert "\nedited = True" in text
+    namespace: dict = {}
+    exec(compile(path.read_bytes(), str(path), "exec"), namespace)  # noqa: S102 - what Python makes of it
+    assert namespace["edited"] is True
+
+
+def test_vendored_code_redefined_after_its_shipped_definition_is_not_unchanged():
+    from checker.grading.contracts import _structure_problem
+
+    exercise = find_exercise("bisect-polyfill")
+    contract = next(c for c in exercise.contracts if c.file_has == "unchanged pad_to_bucket")
+    shipped = exercise.exercise_path.read_text()
+    assert _structure_problem(contract, None, shipped, shipped) is None
+    again = shipped + "\n\ndef pad_to_bucket(x, buckets=BUCKETS):\n    return x\n"
+    assert "changes it afterwards" in _structure_problem(contract, None, again, shipped)
+    patched = shipped + "\npad_to_bucket.__defaults__ = ((4, 8),)\n"
+    assert "pad_to_bucket.__defaults__" in _structure_problem(contract, None, patched, shipped)

@@ -181,11 +181,15 @@ def _work(job: FileJob, exercise: Exercise, limits: sandbox.Limits, write_fd: in
         strays.become_subreaper()  # as the grader is, for the checks this worker forks
         with open(job.path, "rb") as file:
             unchanged = hashlib.sha256(file.read()).hexdigest() == job.digest
-        if unchanged:  # no other file was read here: the checks forked below find none in memory
-            report = check_file(exercise, job.path, limits, pristine=True, user=job.user)
-        else:
+        if not unchanged:
             report = error_report(exercise, job.path, "The file changed while the class was being graded.")
-        data = json.dumps(report.to_dict()).encode()
+        else:  # no other file was read here: the checks forked below find none in memory
+            try:
+                report = check_file(exercise, job.path, limits, pristine=True, user=job.user)
+            except Exception as err:  # noqa: BLE001 - one file's trouble is that file's error, not the class's
+                report = error_report(exercise, job.path, f"The grader could not grade this file ({type(err).__name__}: "
+                                      f"{str(err)[:300]}).")
+        data = json.dumps(report.to_dict(), default=str).encode()
         while data:
             data = data[os.write(write_fd, data):]
     except BaseException:  # noqa: BLE001 - the grader reports a file without a verdict as an error

@@ -325,10 +325,10 @@ def _default_mode_problem(exercise: Exercise, module: torch.fx.GraphModule, valu
                           surely: set[str] = frozenset({"scalar"})) -> str | None:
     """Run the graph on fake tensors with the data-dependent operations default mode allows this exercise.
 
-    Where the fake run raises, `surely` decides (the kinds of data-dependent operation the record holds for
-    certain, beyond what the exercise allows): any, and the graph fails (fail closed: the raise may be put
-    there to hide them); none (only an indexing by a tensor, which fake tensors of some releases cannot run,
-    torch 2.8 among them), and the real replay's verdict stands."""
+    Where the fake run raises, the graph fails (fail closed: an operation fake tensors cannot run may be put
+    there to hide what follows it), unless the record surely holds nothing data-dependent beyond what the
+    exercise allows and the raise came from an indexing by a tensor (which fake tensors of some releases
+    cannot run, torch 2.8 among them): then the real replay's verdict stands."""
     from torch._subclasses.fake_tensor import DataDependentOutputException, DynamicOutputShapeException, FakeTensorMode
     from torch.fx.experimental.symbolic_shapes import ShapeEnv
 
@@ -336,22 +336,36 @@ def _default_mode_problem(exercise: Exercise, module: torch.fx.GraphModule, valu
                          allow_dynamic_output_shape_ops="capture_dynamic_output_shape_ops" in exercise.allowed_config)
     mode = FakeTensorMode(shape_env=shape_env, allow_non_fake_inputs=True)
     fake = [mode.from_tensor(v) if isinstance(v, torch.Tensor) else v for v in values]
+    run = _NodeByNode(module)
     try:
         with mode, allowed.contained():
-            module(*fake)
+            run.run(*fake)
     except DataDependentOutputException:
         return ("the graph reads a tensor's value as a Python number (.item() or alike), which default mode "
                 "breaks on unless capture_scalar_outputs is set, and this exercise does not allow it")
     except DynamicOutputShapeException:
         return ("the graph holds an operation whose output shape depends on the data (nonzero, a boolean mask), "
                 "which default mode breaks on: this exercise's fix keeps shapes fixed")
-    except Exception as err:  # noqa: BLE001 - decided by what the record surely holds (see above)
-        if not surely:
+    except Exception as err:  # noqa: BLE001 - decided by what the record surely holds and where it raised
+        if not surely and run.failed is not None and replay.is_indexing(run.failed.target):
             return None
         return (f"the grader could not run the captured graph on fake tensors, as default mode traces it "
                 f"({type(err).__name__}: {str(err).splitlines()[0][:200] if str(err) else ''}): nothing shows "
                 "that default mode compiles it without a break")
     return None
+
+
+class _NodeByNode(torch.fx.Interpreter):
+    """Runs a graph node by node, keeping the node that raised."""
+
+    failed: torch.fx.Node | None = None
+
+    def run_node(self, n: torch.fx.Node) -> Any:
+        try:
+            return super().run_node(n)
+        except Exception:
+            self.failed = n
+            raise
 
 
 def _note(exercise: Exercise, draw: draws.Draw) -> str:

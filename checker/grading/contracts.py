@@ -175,9 +175,35 @@ def _structure_problem(contract: Contract, verdict: Any, source: str | None, ori
     if kind == "call":
         return None if name in _calls(tree) else f"the file no longer calls `{name}`."
     theirs = _function_dump(ast.parse(original or ""), name)
-    if theirs is not None and _function_dump(tree, name) == theirs:
-        return None
-    return f"`{name}` is not as the exercise ships it: leave its code as it is and fix the break around it."
+    if theirs is None or _function_dump(tree, name) != theirs:
+        return f"`{name}` is not as the exercise ships it: leave its code as it is and fix the break around it."
+    rebound = _rebinding(tree, name)
+    if rebound:
+        return (f"`{name}` is as the exercise ships it, but the file changes it afterwards ({rebound}): leave it as "
+                "it is and fix the break around it.")
+    return None
+
+
+def _rebinding(tree: ast.Module, name: str) -> str:
+    """A statement that makes `name` other than its one module-level definition (a second definition, an
+    assignment, an import under that name, a `global` rebinding, an assignment to one of its attributes, a
+    setattr or delattr on it); "" when there is none."""
+    definitions = 0
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
+            definitions += 1
+        elif isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+            return f"`{type(node).__name__.lower()} {name}`"
+        elif isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, (ast.Store, ast.Del)):
+            return f"an assignment to `{name}` at line {node.lineno}"
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)) and _dotted(node).startswith(name + "."):
+            return f"an assignment to `{_dotted(node)}` at line {node.lineno}"
+        elif isinstance(node, ast.alias) and (node.asname or node.name.split(".")[0]) == name:
+            return f"an import as `{name}`"
+        elif isinstance(node, ast.Call) and _dotted(node.func) in ("setattr", "delattr") and node.args \
+                and _dotted(node.args[0]).split(".")[0] == name:
+            return f"`{_dotted(node.func)}` on `{name}` at line {node.lineno}"
+    return f"{definitions} definitions of `{name}`" if definitions != 1 else ""
 
 
 def _has_dataclass(tree: ast.Module, name: str) -> bool:

@@ -293,10 +293,17 @@ def _decode(value: Any, env: dict[str, torch.fx.Node]) -> Any:
 # Operations whose Python value ("scalar") or output shape ("shape") depends on tensor data: only a
 # graph holding one that the exercise's settings do not allow needs the run on fake tensors (audit.py),
 # which costs more than the rest of the replay together.
-_SCALAR = {"item", "_local_scalar_dense", "tolist"}
+_SCALAR = {"item", "_local_scalar_dense", "tolist", "__int__", "__float__", "__bool__", "__index__", "is_nonzero",
+           "equal", "allclose"}  # the dunders too: `int(t)` is an `.item()` by another name
 _SHAPE = {"nonzero", "argwhere", "masked_select", "unique", "unique_consecutive", "repeat_interleave", "bincount",
           "histc", "nonzero_static"}
 _INDEXING = {"getitem", "setitem", "index", "index_put", "index_put_", "__getitem__", "__setitem__"}
+
+
+def is_indexing(target: Any) -> bool:
+    """A node's target (a callable, or a method's name) is an indexing: data-dependent only for a mask."""
+    name = target if isinstance(target, str) else op_name(target_name(target))
+    return op_name(name) in _INDEXING
 
 
 def op_name(target: Any) -> str:

@@ -77,6 +77,20 @@ class Report:
         return [check for check in self.checks if check.status in (FAIL, ERROR)]
 
 
+def plain_data(value: Any, depth: int = 0) -> Any:
+    """A value the checked process sent, as JSON's own types, before a report carries it: what the child put
+    in a record (a tensor, an object of its own) must not break a face that writes the report as JSON."""
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, str):
+        return value[:4000]
+    if depth < 6 and isinstance(value, (list, tuple)):
+        return [plain_data(item, depth + 1) for item in value[:200]]
+    if depth < 6 and isinstance(value, dict):
+        return {str(key)[:200]: plain_data(item, depth + 1) for key, item in list(value.items())[:200]}
+    return f"<{type(value).__name__}>"
+
+
 # --- text ------------------------------------------------------------------------------------------
 
 _COLOURS = {PASS: "32", FAIL: "31", ERROR: "35", SKIP: "90", "bold": "1", "dim": "2", "title": "36"}

@@ -47,8 +47,8 @@ from checker.grading.audit import audit_here, run_audit
 from checker.grading.confine import writes_check
 from checker.grading.contracts import contract_checks
 from checker.grading.plain import output_difference
-from checker.grading.report import ERROR, FAIL, PASS, SKIP, CheckResult, Report
-from checker.grading.trial import TRIAL_MODES, registers_operators, run_trial, run_trials
+from checker.grading.report import ERROR, FAIL, PASS, SKIP, CheckResult, Report, plain_data
+from checker.grading.trial import TRIAL_MODES, read_source, registers_operators, run_trial, run_trials
 
 
 @dataclass(frozen=True)
@@ -96,15 +96,6 @@ def finish(exercise: Exercise, path: str, trials: Trials, trial_seed: int, limit
     else:
         audit = audit_here(exercise, seed, trials.payload("default"))
     return decide(exercise, path, trials, audit, hint_level, seed, source)
-
-
-def read_source(path: str | os.PathLike) -> str | None:
-    """The file's text, read by the grader before any child runs it (None when it cannot be read)."""
-    try:
-        with open(path, encoding="utf-8", errors="replace") as file:
-            return file.read()
-    except OSError:
-        return None
 
 
 def reference_outcome(exercise: Exercise, limits: sandbox.Limits) -> sandbox.Outcome:
@@ -398,7 +389,7 @@ def _at(record: dict[str, Any]) -> str:
 
 def _graph_breaks(default: dict[str, Any] | None, fullgraph: dict[str, Any] | None) -> list[dict[str, Any]]:
     """The breaks a learner should see: default mode's, plus fullgraph's stop when default had none."""
-    breaks = [dict(gb) for gb in (default or {}).get("diagnosis", {}).get("graph_breaks", [])]
+    breaks = [dict(plain_data(gb)) for gb in (default or {}).get("diagnosis", {}).get("graph_breaks", [])]
     fullgraph_error = (fullgraph or {}).get("diagnosis", {}).get("error")
     if fullgraph_error and fullgraph_error.get("gb_type") and not any(
             gb["gb_type"] == fullgraph_error["gb_type"] and gb["line"] == fullgraph_error["line"] for gb in breaks):
