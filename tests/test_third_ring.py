@@ -455,3 +455,72 @@ def test_vendored_code_redefined_after_its_shipped_definition_is_not_unchanged()
     assert "changes it afterwards" in _structure_problem(contract, None, again, shipped)
     patched = shipped + "\npad_to_bucket.__defaults__ = ((4, 8),)\n"
     assert "pad_to_bucket.__defaults__" in _structure_problem(contract, None, patched, shipped)
+
+
+REACHING_IN = [
+    "from checker.grading import trial",
+    "import checker.notebook",
+    "import sys\nframe = sys._getframe(1)",
+    "import sys\nsys.modules['checker.grading.trial'].run_trial = None",
+    "import torch\ntorch.sys.modules.get('checker')",
+    "import torch\nx = getattr(torch, 'sy' + 's')",
+    "m = __import__('checker')",
+    "exec('x = 1')",
+    "out = open(3, 'wb')",
+    "import os\nos.write(3, b'frame')",
+    "import io\nio.FileIO(3, 'w')",
+    "def f(): pass\ncode = f.__code__",
+    "import gc\ngc.get_objects()",
+    "import ctypes",
+    "import torch\nv = vars(torch)",
+    "import operator, torch\noperator.attrgetter('sys')(torch)",
+    "try:\n    1 / 0\nexcept ZeroDivisionError as e:\n    up = e.__traceback__.tb_frame.f_back",
+]
+
+
+@pytest.mark.parametrize("snippet", REACHING_IN)
+def test_a_file_that_reaches_into_the_checker_is_refused_from_its_text(snippet):
+    """The forged reports of the hidden ring all reached the checker's own trial code in the checked process
+    (its modules by import or sys.modules, its frames, its result pipe). The grader reads the file's text
+    before any trial and fails a file that does, whatever the checked process later reports."""
+    from checker.grading import gate
+
+    assert gate.problems(snippet), snippet
+
+
+def test_what_fixes_use_is_not_taken_for_reaching_in():
+    """Every solution, alternative fix and shipped exercise file, and the book's graded cells, pass the gate:
+    it takes away nothing a fix needs (`module.modules()`, `from checker.notebook import check` included)."""
+    import glob
+    import json
+
+    from checker.grading import gate
+
+    root = Path(__file__).resolve().parent.parent
+    files = [*root.glob("solutions/*.py"), *root.glob("exercises/*.py"), *root.glob("tests/alternatives/*.py"),
+             *root.glob("tests/wrong/*.py")]
+    assert len(files) > 100
+    flagged = {f.name: gate.problems(f.read_text()) for f in files if gate.problems(f.read_text())}
+    assert not flagged
+    assert not gate.problems("from checker.notebook import check\nimport torch\n"
+                             "def f(m: torch.nn.Module):\n    return list(m.modules())\n")
+    for notebook in glob.glob(str(root / "book" / "*.ipynb")):
+        for cell in json.load(open(notebook))["cells"]:
+            source = "".join(cell["source"])
+            if cell["cell_type"] == "code" and "check(" not in source and "TODO" in source:  # an exercise cell
+                assert not gate.problems(source), (notebook, source[:80])
+
+
+def test_a_forged_report_from_a_file_that_reaches_in_fails(tmp_path):
+    """End to end: the unfixed file with a forge that writes frames of its own to the result pipe, found
+    through the checker's frames; whatever it sends, the text decides."""
+    from checker.grading.strict import check_file
+
+    exercise = find_exercise("cond-on-input")
+    forge = ("import sys\n_frame = sys._getframe()\nwhile _frame is not None and 'result_fd' not in _frame.f_locals:\n"
+             "    _frame = _frame.f_back\n")
+    attempt = tmp_path / exercise.file
+    attempt.write_text(forge + exercise.exercise_path.read_text())
+    report = check_file(exercise, attempt)
+    gate_result = next(check for check in report.checks if check.name == "no-grader-access")
+    assert report.status == "fail" and gate_result.status == "fail" and "_getframe" in gate_result.message

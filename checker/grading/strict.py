@@ -46,6 +46,7 @@ from checker.grading import advice, sandbox
 from checker.grading.audit import audit_here, run_audit
 from checker.grading.confine import writes_check
 from checker.grading.contracts import contract_checks
+from checker.grading.gate import gate_check
 from checker.grading.plain import output_difference
 from checker.grading.report import ERROR, FAIL, PASS, SKIP, CheckResult, Report, plain_data
 from checker.grading.trial import TRIAL_MODES, read_source, registers_operators, run_trial, run_trials
@@ -186,6 +187,7 @@ def _decide(exercise: Exercise, path: str, trials: Trials, ref: dict[str, Any], 
         checks += contract_checks(exercise, payloads, ref, verdict, source if source is not None else read_source(path),
                                   _shipped(exercise))
 
+    checks.append(gate_check(source if source is not None else read_source(path)))
     breaks = _graph_breaks(default, fullgraph)
     status = ERROR if any(c.status == ERROR for c in checks) else FAIL if any(c.status == FAIL for c in checks) else PASS
     payloads = {mode: trials.payload(mode) for mode in TRIAL_MODES}
