@@ -524,3 +524,24 @@ def test_a_forged_report_from_a_file_that_reaches_in_fails(tmp_path):
     report = check_file(exercise, attempt)
     gate_result = next(check for check in report.checks if check.name == "no-grader-access")
     assert report.status == "fail" and gate_result.status == "fail" and "_getframe" in gate_result.message
+
+
+def test_an_operation_left_unused_in_the_graph_does_not_hold_a_structure_contract():
+    """`item-in-graph` asks for the count to be read inside the graph. A record with a dead `.item()` node and
+    the count folded into a constant held it by presence alone; the contract now reads the operations the
+    graph's output depends on."""
+    from checker.grading import replay
+
+    def counted(x):
+        return x * x.sum().item()
+
+    def folded(x):
+        x.sum().item()  # left in the graph, used by nothing
+        return x * 3.0
+
+    live = replay.live_targets(replay.graph_record(torch.fx.symbolic_trace(counted), (torch.ones(3),)))
+    record = replay.graph_record(torch.fx.symbolic_trace(folded), (torch.ones(3),))
+    assert "item" in [node.get("target") for node in record["nodes"]]  # the node is there
+    dead = replay.live_targets(record)
+    assert "item" in {replay.op_name(name) for name in live}
+    assert "item" not in {replay.op_name(name) for name in dead}

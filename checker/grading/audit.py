@@ -35,7 +35,7 @@ def run_audit(exercise: Exercise, seed: draws.Seed, default_trial: Any) -> Itera
 
     First {"stage", "outputs" (one per trial draw), "cases", "observed" (what the reference does for each
     mode's behaviour contracts), "orders"}; then {"status": pass|fail|skip, "message", "called" (the
-    operations of the graphs it replayed)}. The reference comes first, so that a recorded graph that crashes
+    operations of the graphs it replayed), "holds" (those the graphs' outputs depend on)}. The reference comes first, so that a recorded graph that crashes
     its replay leaves it standing.
     """
     trial_draws = draws.draws(exercise, seed.trial)
@@ -238,7 +238,7 @@ def judge(exercise: Exercise, trial: Any, order: list[int], trial_draws: list[dr
                      "calls unread (the file's copy is held to the same text)")
     return {"status": "pass", "message": f"the grader rebuilt the {len(rebuilt)} captured graph(s) and replayed "
             f"them {replayed} times on inputs drawn after your code had finished{standing}: they compute the reference",
-            "called": called}
+            "called": called, "holds": sorted({name for index in rebuilt for name in replay.live_targets(records[index])})}
 
 
 def _reference_step(exercise: Exercise) -> Any:

@@ -157,7 +157,7 @@ def _structure_problem(contract: Contract, verdict: Any, source: str | None, ori
         if not isinstance(verdict, dict) or verdict.get("status") != PASS:  # fail closed: not shown is not held
             return ("the grader could not replay the graph, so nothing it established shows that the graph holds "
                     f"{' or '.join(contract.graph_holds.split('|'))}.")
-        called = {op_name(name) for name in verdict.get("called") or ()}
+        called = {op_name(name) for name in verdict.get("holds") or ()}  # on a path to the output, not left unused
         wanted = contract.graph_holds.split("|")
         if called & set(wanted):
             return None

@@ -248,6 +248,38 @@ def rebuild(record: Any, depth: int = 0, operator: Any = None,
     return torch.fx.GraphModule(root, graph), inputs, called
 
 
+def live_targets(record: dict[str, Any], depth: int = 0) -> set[str]:
+    """The targets of the nodes a graph's output depends on (those of its branch and body graphs included):
+    what the graph computes with, not a node left in it unused."""
+    nodes = {entry.get("name"): entry for entry in record.get("nodes", ()) if isinstance(entry, dict)}
+    output = next((entry for entry in nodes.values() if entry.get("op") == "output"), None)
+    live, stack, found = set(), [output] if output else [], set()
+    while stack:
+        entry = stack.pop()
+        for name in _node_names((entry.get("args"), entry.get("kwargs"))):
+            if name in nodes and name not in live:
+                live.add(name)
+                stack.append(nodes[name])
+    for name in live:
+        entry = nodes[name]
+        if entry.get("op") in ("call_function", "call_method"):
+            found.add(str(entry.get("target")))
+        sub = (record.get("subgraphs") or {}).get(entry.get("target")) if entry.get("op") == "get_attr" else None
+        if isinstance(sub, dict) and depth < MAX_DEPTH:
+            found |= live_targets(sub, depth + 1)
+    return found
+
+
+def _node_names(value: Any) -> list[str]:
+    if isinstance(value, dict):
+        if set(value) == {"node"}:
+            return [value["node"]]
+        return [name for item in value.values() for name in _node_names(item)]
+    if isinstance(value, (list, tuple)):
+        return [name for item in value for name in _node_names(item)]
+    return []
+
+
 def file_operators(called: set[str]) -> list[str]:
     """The operators of the learner's file among a graph's targets, as "namespace::name"."""
     found = set()
