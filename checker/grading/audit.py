@@ -35,8 +35,8 @@ def run_audit(exercise: Exercise, seed: draws.Seed, default_trial: Any) -> Itera
 
     First {"stage", "outputs" (one per trial draw), "cases", "observed" (what the reference does for each
     mode's behaviour contracts), "orders"}; then {"status": pass|fail|skip, "message", "called" (the
-    operations of the graphs it replayed), "holds" (those the graphs' outputs depend on)}. The reference comes first, so that a recorded graph that crashes
-    its replay leaves it standing.
+    operations of the graphs it replayed), "holds" (those the graphs' outputs depend on)}. The reference
+    comes first, so that a recorded graph that crashes its replay leaves it standing.
     """
     trial_draws = draws.draws(exercise, seed.trial)
     orders = {mode: draws.call_order(len(trial_draws), seed.trial, mode) for mode in TRIAL_MODES}
@@ -232,13 +232,15 @@ def judge(exercise: Exercise, trial: Any, order: list[int], trial_draws: list[dr
     mine = replay.file_operators(set(called))
     standing = (f", with the reference's `{exercise.opaque_step}` in place of your operator {mine[0]}"
                 if operator is not None and mine else "")
-    copies = sorted({name.removeprefix("vendored:") for name in called if name.startswith("vendored:")} & set(stand_ins["vendored"]))
+    copies = sorted({name.removeprefix("vendored:") for name in called if name.startswith("vendored:")}
+                    & set(stand_ins["vendored"]))
     if copies:
         standing += (f", with the reference's copy of {', '.join(f'`{name}`' for name in copies)} for what the graph "
                      "calls unread (the file's copy is held to the same text)")
     return {"status": "pass", "message": f"the grader rebuilt the {len(rebuilt)} captured graph(s) and replayed "
             f"them {replayed} times on inputs drawn after your code had finished{standing}: they compute the reference",
-            "called": called, "holds": sorted({name for index in rebuilt for name in replay.live_targets(records[index])})}
+            "called": called,
+            "holds": sorted({name for index in rebuilt for name in replay.live_targets(records[index])})}
 
 
 def _reference_step(exercise: Exercise) -> Any:

@@ -196,7 +196,8 @@ def _rebinding(tree: ast.Module, name: str) -> str:
             return f"`{type(node).__name__.lower()} {name}`"
         elif isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, (ast.Store, ast.Del)):
             return f"an assignment to `{name}` at line {node.lineno}"
-        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)) and _dotted(node).startswith(name + "."):
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)) \
+                and _dotted(node).startswith(name + "."):
             return f"an assignment to `{_dotted(node)}` at line {node.lineno}"
         elif isinstance(node, ast.alias) and (node.asname or node.name.split(".")[0]) == name:
             return f"an import as `{name}`"

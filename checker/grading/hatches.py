@@ -30,7 +30,8 @@ def leaf_function(value: Any) -> Any:
     """The learner's function behind nonstrict_trace's callable in a graph (None for anything else)."""
     if type(value).__name__ == "_LeafCallable":
         wrapper = getattr(value, "_fn", None)
-    elif isinstance(value, pytree.TreeSpec) and type(getattr(value.context, "value", None)).__name__ == "_ConstantFunction":
+    elif isinstance(value, pytree.TreeSpec) and \
+            type(getattr(value.context, "value", None)).__name__ == "_ConstantFunction":
         wrapper = value.context.value.func
     else:
         return None
@@ -61,19 +62,21 @@ def vendored_call(target: Any) -> str:
 
 
 def held_object(entry: dict[str, Any], vendored: dict[str, Any]) -> Any:
+    """What a get_attr node of such a call holds: the argument layout, or the reference's copy of the function."""
     if "treespec" in entry:
         try:
             return pytree.treespec_loads(str(entry["treespec"]))
         except Exception as err:  # noqa: BLE001 - whatever the record holds, it is no layout the grader reads
             raise Refused(f"an argument layout that is not one ({type(err).__name__})") from None
-    if entry["vendored"] not in vendored:
-        raise NotReplayable(f"a call into code of the file itself ({entry['vendored']})")
-    return vendored[entry["vendored"]]
+    name = entry["vendored"]
+    if not isinstance(name, str) or name not in vendored:
+        raise NotReplayable(f"a call into code of the file itself ({str(name)[:100]})")
+    return vendored[name]
 
 
 def vendored_target(entry: dict[str, Any], vendored: dict[str, Any], objects: dict[str, Any]) -> tuple[Any, list]:
     """The grader's callable for a recorded call into vendored code, and the recorded arguments it is given."""
-    target, args = entry["target"], entry.get("args") or {}
+    target, args = str(entry["target"]), entry.get("args") or {}
     items = args.get("tuple") if isinstance(args, dict) else None
     if not isinstance(items, list):
         raise Refused("a call without its arguments")
@@ -85,7 +88,8 @@ def vendored_target(entry: dict[str, Any], vendored: dict[str, Any], objects: di
         return apply, items[2:]
     cls = vendored.get(target.removeprefix("vendored:"))
     if not isinstance(cls, type) or not issubclass(cls, torch.autograd.Function):
-        raise NotReplayable(f"a call into code of the file itself ({target.removeprefix('vendored:')})")
+        raise NotReplayable(f"a call into code of the file itself ({target.removeprefix('vendored:')[:100]})")
+
     def apply(*args: Any) -> Any:  # a function of this module: FX would name `cls.apply` after torch's Function
         return cls.apply(*args)
 

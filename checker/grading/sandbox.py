@@ -222,8 +222,9 @@ def _child(job: Job, result_fd: int, output_fd: int, limits: Limits, scratch: st
         os.dup2(output_fd, 2)
         # Nothing else the grader had open reaches the job: a warm grader's connection to the CLI, the
         # notebook service's answer stream, a class worker's report pipe would each take a forged verdict.
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
         os.closerange(3, result_fd)
-        os.closerange(result_fd + 1, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
+        os.closerange(result_fd + 1, soft if 0 < soft != resource.RLIM_INFINITY else 1 << 20)
         # Fresh Python streams on the redirected descriptors: the grader's own sys.stdout may be a
         # capture object (pytest, Jupyter) whose buffer would swallow what the job prints.
         sys.stdout = open(1, "w", buffering=1, encoding="utf-8", errors="replace", closefd=False)
