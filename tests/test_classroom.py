@@ -167,14 +167,19 @@ assert not leaked, leaked
     assert "b-snoop,10,10" not in (out / "grades.csv").read_text()
 
 
-def test_an_interrupted_run_keeps_finished_students_and_resumes(tmp_path):
+def _class_of_six_fixes(tmp_path):
+    """Six students, each with a distinct copy of the fix; the output folder and the command that grades them."""
     submissions = tmp_path / "submissions"
     for number in range(6):
         folder = submissions / f"student{number}"
         folder.mkdir(parents=True)
         (folder / COND.file).write_text(FIXED + f"\n# student {number}\n")
     out = tmp_path / "out"
-    command = [sys.executable, "-m", "checker", "grade", str(submissions), "--out", str(out), "-j", "1"]
+    return out, [sys.executable, "-m", "checker", "grade", str(submissions), "--out", str(out), "-j", "1"]
+
+
+def test_an_interrupted_run_keeps_finished_students_and_resumes(tmp_path):
+    out, command = _class_of_six_fixes(tmp_path)
     first = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 120
     while not (out / "student1" / "results.json").exists() and time.monotonic() < deadline:
@@ -203,13 +208,7 @@ def test_an_interrupted_run_keeps_finished_students_and_resumes(tmp_path):
 def test_a_grading_server_that_dies_makes_up_no_verdict(tmp_path):
     """The checks' server killed mid-class (out of memory, say): the grader says so and exits 1, and every
     results.json written holds real verdicts only (a file without one is left for the next run)."""
-    submissions = tmp_path / "submissions"
-    for number in range(6):
-        folder = submissions / f"student{number}"
-        folder.mkdir(parents=True)
-        (folder / COND.file).write_text(FIXED + f"\n# student {number}\n")
-    out = tmp_path / "out"
-    command = [sys.executable, "-m", "checker", "grade", str(submissions), "--out", str(out), "-j", "1"]
+    out, command = _class_of_six_fixes(tmp_path)
     grader = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
     while not (out / "student0" / "results.json").exists() and time.monotonic() < deadline:

@@ -300,7 +300,14 @@ def test_gradescope_runs_a_submissions_checks_as_a_user_of_its_own_when_the_grad
         "import os\nassert os.getuid() != 0, 'this check runs as root'\n" + exercise.solution_path.read_text())
     results = grade_one_submission(tmp_path / "submission", tmp_path / "results" / "results.json")
     test = next(test for test in results["tests"] if test["name"].startswith(exercise.id + ":"))
-    assert test["status"] == "passed", test["output"]
+    assert "✓ eager-runs" in test["output"], test["output"]  # the probe's assert held (it fails the text check)
+
+
+def _only_the_text_check_fails(report):
+    """A probe that uses ctypes and os is failed by its text (no-grader-access); everything else must pass,
+    its own assert included (it ran as the first thing the file does)."""
+    failing = {check.name: check.message for check in report.checks if check.status != "pass"}
+    assert set(failing) == {"no-grader-access"}, failing
 
 
 PEEK = '''
@@ -329,7 +336,7 @@ def test_the_checked_code_cannot_read_the_reference_solutions(tmp_path):
     attempt = tmp_path / exercise.file
     attempt.write_text(PEEK.format(folder=str(exercise.solution_path.parent)) + exercise.solution_path.read_text())
     report = check_file(exercise, attempt)
-    assert report.status == "pass", [(check.name, check.message) for check in report.checks if check.status != "pass"]
+    _only_the_text_check_fails(report)
 
 
 PEEK_AT = '''
@@ -363,7 +370,7 @@ def test_a_clones_other_copies_of_the_references_are_unreadable_too(tmp_path):
     attempt = tmp_path / exercise.file
     attempt.write_text(PEEK_AT.format(patterns=patterns) + exercise.solution_path.read_text())
     report = check_file(exercise, attempt)
-    assert report.status == "pass", [(check.name, check.message) for check in report.checks if check.status != "pass"]
+    _only_the_text_check_fails(report)
 
 
 def test_a_check_finds_none_of_the_descriptors_its_grader_had_open():
