@@ -327,10 +327,11 @@ def _default_mode_problem(exercise: Exercise, module: torch.fx.GraphModule, valu
                           surely: set[str] = frozenset({"scalar"})) -> str | None:
     """Run the graph on fake tensors with the data-dependent operations default mode allows this exercise.
 
-    Where the fake run raises, the graph fails (fail closed: an operation fake tensors cannot run may be put
-    there to hide what follows it), unless the record surely holds nothing data-dependent beyond what the
-    exercise allows and the raise came from an indexing by a tensor (which fake tensors of some releases
-    cannot run, torch 2.8 among them): then the real replay's verdict stands."""
+    An operation fake tensors of this release cannot run (a shape-generic kernel of torch 2.8, an operator
+    without a fake implementation) gets its real value, made fake, and the run goes on: what follows it is
+    still run as default mode would (an unused `geqrf` once hid a boolean mask after it). Nothing stands in
+    for a data-dependent operation, a branch or loop of torch.cond or while_loop, or an indexing where the
+    record surely holds something data-dependent: the graph fails there (fail closed)."""
     from torch._subclasses.fake_tensor import DataDependentOutputException, DynamicOutputShapeException, FakeTensorMode
     from torch.fx.experimental.symbolic_shapes import ShapeEnv
 
@@ -338,7 +339,13 @@ def _default_mode_problem(exercise: Exercise, module: torch.fx.GraphModule, valu
                          allow_dynamic_output_shape_ops="capture_dynamic_output_shape_ops" in exercise.allowed_config)
     mode = FakeTensorMode(shape_env=shape_env, allow_non_fake_inputs=True)
     fake = [mode.from_tensor(v) if isinstance(v, torch.Tensor) else v for v in values]
-    run = _NodeByNode(module)
+    real = _NodeByNode(module, garbage_collect_values=False)  # each node's real value, to stand in (below)
+    try:
+        with allowed.contained(), torch.no_grad():
+            real.run(*[fresh_copy(v) for v in values])
+    except Exception:  # noqa: BLE001 - the real replay has run it already; without values nothing stands in
+        real.env = {}
+    run = _NodeByNode(module, stand_ins=real.env, mode=mode, lenient=not surely)
     try:
         with mode, allowed.contained():
             run.run(*fake)
@@ -348,9 +355,7 @@ def _default_mode_problem(exercise: Exercise, module: torch.fx.GraphModule, valu
     except DynamicOutputShapeException:
         return ("the graph holds an operation whose output shape depends on the data (nonzero, a boolean mask), "
                 "which default mode breaks on: this exercise's fix keeps shapes fixed")
-    except Exception as err:  # noqa: BLE001 - decided by what the record surely holds and where it raised
-        if not surely and run.failed is not None and replay.is_indexing(run.failed.target):
-            return None
+    except Exception as err:  # noqa: BLE001 - an operation nothing may stand in for (see _NodeByNode)
         return (f"the grader could not run the captured graph on fake tensors, as default mode traces it "
                 f"({type(err).__name__}: {str(err).splitlines()[0][:200] if str(err) else ''}): nothing shows "
                 "that default mode compiles it without a break")
@@ -358,16 +363,45 @@ def _default_mode_problem(exercise: Exercise, module: torch.fx.GraphModule, valu
 
 
 class _NodeByNode(torch.fx.Interpreter):
-    """Runs a graph node by node, keeping the node that raised."""
+    """Runs a graph node by node; in the fake run, a node whose fake run raises may take its real value."""
 
-    failed: torch.fx.Node | None = None
+    def __init__(self, module: torch.fx.GraphModule, stand_ins: dict | None = None, mode: Any = None,
+                 lenient: bool = False, **options: Any):
+        super().__init__(module, **options)
+        self.stand_ins, self.mode, self.lenient = stand_ins or {}, mode, lenient
 
     def run_node(self, n: torch.fx.Node) -> Any:
+        from torch._subclasses.fake_tensor import DataDependentOutputException, DynamicOutputShapeException
+
         try:
             return super().run_node(n)
-        except Exception:
-            self.failed = n
+        except (DataDependentOutputException, DynamicOutputShapeException):
             raise
+        except Exception as err:
+            cause = _data_dependent_cause(err, (DataDependentOutputException, DynamicOutputShapeException))
+            if cause is not None:
+                raise cause from None
+            if n not in self.stand_ins or not self._may_stand_in(n):
+                raise
+            return torch.utils._pytree.tree_map_only(torch.Tensor, self.mode.from_tensor, self.stand_ins[n])
+
+    def _may_stand_in(self, n: torch.fx.Node) -> bool:
+        if n.op not in ("call_function", "call_method") or isinstance(n.target, torch._ops.HigherOrderOperator):
+            return False
+        name = n.target if isinstance(n.target, str) else replay.target_name(n.target)
+        if replay.data_dependence({"nodes": [{"target": name, "args": {"tuple": []}}]}):
+            return False
+        return self.lenient or not replay.is_indexing(n.target)
+
+
+def _data_dependent_cause(err: BaseException, kinds: tuple) -> BaseException | None:
+    seen = set()
+    while err is not None and id(err) not in seen:
+        seen.add(id(err))
+        if isinstance(err, kinds):
+            return err
+        err = err.__cause__ or err.__context__
+    return None
 
 
 def _note(exercise: Exercise, draw: draws.Draw) -> str:
