@@ -71,7 +71,7 @@ def expected_note(exercise: Exercise, payloads: dict[str, dict[str, Any] | None]
     if exercise.expected_break not in shown:
         return ""
     gb = next(gb for gb in breaks if exercise.expected_break in (gb.get("gb_id"), gb.get("gb_type")))
-    where = f" at {gb.get('place') or 'line ' + str(gb['line'])}" if gb.get("line") else ""
+    where = f" at {place(gb)}" if gb.get("line") else ""
     if exercise.fails_eagerly:
         eager = payloads.get("eager") or {}
         error = eager["diagnosis"]["error"] if eager.get("stage") == "done" else None
@@ -137,11 +137,16 @@ def _stopped_hint(exercise: Exercise, outcome: sandbox.Outcome, compiled: bool =
     return ""
 
 
+def place(record: dict[str, Any]) -> str:
+    """Where a break or an error is, as a report names it (name_places below), or "line N"; "" without a line."""
+    return record.get("place") or (f"line {record['line']}" if record.get("line") else "")
+
+
 def _at(record: dict[str, Any]) -> str:
-    place = record.get("place") or (f"line {record['line']}" if record.get("line") else "")
-    if not place:
+    where = place(record)
+    if not where:
         return ""
-    return f" at {place}" + (f" (`{record['source_line']}`)" if record.get("source_line") else "")
+    return f" at {where}" + (f" (`{record['source_line']}`)" if record.get("source_line") else "")
 
 
 def name_places(path: str, payloads) -> None:

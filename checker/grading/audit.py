@@ -388,8 +388,7 @@ class _NodeByNode(torch.fx.Interpreter):
     def _may_stand_in(self, n: torch.fx.Node) -> bool:
         if n.op not in ("call_function", "call_method") or isinstance(n.target, torch._ops.HigherOrderOperator):
             return False
-        name = n.target if isinstance(n.target, str) else replay.target_name(n.target)
-        if replay.data_dependence({"nodes": [{"target": name, "args": {"tuple": []}}]}):
+        if replay.reads_data(n.target):
             return False
         return self.lenient or not replay.is_indexing(n.target)
 

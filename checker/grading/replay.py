@@ -82,14 +82,14 @@ def graph_record(gm: torch.fx.GraphModule, example_inputs: tuple[Any, ...], dept
                 record["target"] = node.target
             elif isinstance(value, torch.Tensor):
                 record["constant"] = value.detach().clone()
-            elif hatches.leaf_function(value) is not None:  # nonstrict_trace's function: named, replayed by the grader
-                record["vendored"] = hatches.leaf_function(value).__qualname__
+            elif (leaf := hatches.leaf_function(value)) is not None:  # nonstrict_trace's function, by name
+                record["vendored"] = leaf.__qualname__
             elif isinstance(value, TreeSpec):  # how nonstrict_trace's call lays out its arguments
                 record["treespec"] = hatches.layout(value)
             else:
                 raise NotReplayable(f"a call into code of the file itself ({type(value).__name__})")
-        elif node.op == "call_function" and hatches.vendored_call(node.target):
-            record["target"], record["args"] = hatches.vendored_call(node.target), _encode(node.args)
+        elif node.op == "call_function" and (vendored := hatches.vendored_call(node.target)):
+            record["target"], record["args"] = vendored, _encode(node.args)
         elif node.op in ("call_function", "call_method"):
             if node.op == "call_function" and _outside_torch(node.target):  # e.g. allow_in_graph on a function
                 raise NotReplayable(f"a call into code of the file itself ({getattr(node.target, '__qualname__', '?')})")
@@ -330,6 +330,12 @@ _SCALAR = {"item", "_local_scalar_dense", "tolist", "__int__", "__float__", "__b
 _SHAPE = {"nonzero", "argwhere", "masked_select", "unique", "unique_consecutive", "repeat_interleave", "bincount",
           "histc", "nonzero_static"}
 _INDEXING = {"getitem", "setitem", "index", "index_put", "index_put_", "__getitem__", "__setitem__"}
+
+
+def reads_data(target: Any) -> bool:
+    """A node's target (a callable, or a method's name) reads a tensor's values or sizes its output by them."""
+    name = target if isinstance(target, str) else op_name(target_name(target))
+    return op_name(name) in _SCALAR | _SHAPE
 
 
 def is_indexing(target: Any) -> bool:

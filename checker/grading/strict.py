@@ -226,8 +226,7 @@ def _problem(trials: Trials, mode: str) -> str | None:
 
 
 def _error_text(error: dict[str, Any]) -> str:
-    place = error.get("place") or (f"line {error['line']}" if error.get("line") else "")
-    where = f" at {place}" if place else ""
+    where = f" at {advice.place(error)}" if advice.place(error) else ""
     source = f" (`{error['source_line']}`)" if error.get("source_line") else ""
     first = ((error.get("message") or "").strip().splitlines() or [""])[0]
     cause = error.get("cause")  # what the user's code got wrong, under torch's wrapping
@@ -383,11 +382,10 @@ def _replay_check(trials: Trials, audit: sandbox.Outcome) -> CheckResult:
 # --- summary ---------------------------------------------------------------------------------------
 
 def _at(record: dict[str, Any]) -> str:
-    place = record.get("place") or (f"line {record['line']}" if record.get("line") else "")
-    if not place:
+    if not advice.place(record):
         return ""
     source = f": {record['source_line']}" if record.get("source_line") else ""
-    return f" at {place}{source}"
+    return f" at {advice.place(record)}{source}"
 
 
 def _graph_breaks(default: dict[str, Any] | None, fullgraph: dict[str, Any] | None) -> list[dict[str, Any]]:
