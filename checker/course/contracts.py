@@ -20,7 +20,10 @@ every contract's words to its task), and the report shows them when the check fa
   structure  established by the grader alone: `graph_holds` an operation the replayed graph must call (one of
              several, separated by `|`), or `file_has` a construct of the file's text: `dataclass NAME` (a
              module-level class NAME decorated with dataclass), `call MODULE.NAME` (a call of it, however
-             imported) or `unchanged NAME` (a module-level function or class as the exercise ships it);
+             imported; a decorator counts), `unchanged NAME` (a module-level function or class as the exercise
+             ships it) or `untraced NAMES` (none of NAMES, joined by `|`, in the code torch.compile traces from
+             the entry, outside eager-only branches: `print`, `copy.deepcopy`, `time.*` for a module's every
+             name, `.requires_grad_` for a method, `class` for a class statement; grading/traced_text.py);
   graded-by  the task's words are graded by a check every exercise has (`check`), on inputs that reach every
              branch: nothing more to run.
 
@@ -37,7 +40,7 @@ KINDS = ("effects", "raises", "state", "gradients", "interface", "structure", "g
 MODES = ("eager", "default", "fullgraph")
 EFFECTS = ("stdout", "warnings", "logs")
 RETURNS = ("positive-float",)
-FILE_CONSTRUCTS = ("dataclass", "call", "unchanged")
+FILE_CONSTRUCTS = ("dataclass", "call", "unchanged", "untraced")
 CHECKS = ("eager-matches", "compiled-matches", "replay-matches", "no-graph-breaks", "fullgraph-compiles")
 
 
@@ -58,7 +61,7 @@ class Contract:
     expression: str = ""  # state, interface: Python evaluated in the file's namespace
     returns: str = ""  # interface: one of RETURNS
     graph_holds: str = ""  # structure: operation names, "a|b" for either
-    file_has: str = ""  # structure: "dataclass NAME", "call MODULE.NAME" or "unchanged NAME"
+    file_has: str = ""  # structure: "dataclass NAME", "call MODULE.NAME", "unchanged NAME" or "untraced NAMES"
     check: str = ""  # graded-by: one of CHECKS
 
     @property

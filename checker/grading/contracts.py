@@ -17,6 +17,7 @@ from checker.course.manifest import Exercise
 from checker.grading.plain import output_difference
 from checker.grading.replay import op_name
 from checker.grading.report import FAIL, PASS, SKIP, CheckResult
+from checker.grading.traced_text import untraced_problem
 
 _EFFECT_WORDS = {"stdout": "printed", "warnings": "warned", "logs": "logged"}
 
@@ -29,7 +30,7 @@ def contract_checks(exercise: Exercise, payloads: dict[str, Any], ref: dict[str,
         if contract.kind == "graded-by":
             continue
         if contract.kind == "structure":
-            problem = _structure_problem(contract, verdict, source, original)
+            problem = _structure_problem(contract, exercise.entry, verdict, source, original)
         else:
             problem = _observed_problem(exercise, contract, payloads, ref)
         if problem is None:
@@ -150,7 +151,8 @@ _KIND_PROBLEMS = {"effects": _effects_problem, "raises": _raises_problem, "state
 
 # --- structure: the grader's own reading ------------------------------------------------------------
 
-def _structure_problem(contract: Contract, verdict: Any, source: str | None, original: str | None) -> str | None:
+def _structure_problem(contract: Contract, entry: str, verdict: Any, source: str | None,
+                       original: str | None) -> str | None:
     if contract.graph_holds:
         if isinstance(verdict, dict) and verdict.get("status") == FAIL:
             return "needs the grader's replay of the graph to pass first"
@@ -164,6 +166,8 @@ def _structure_problem(contract: Contract, verdict: Any, source: str | None, ori
         return (f"the graph the grader replayed calls no {' or '.join(wanted)}: the task asks for it in the graph, "
                 "where it runs when the graph runs.")
     kind, name = contract.file_has.split()
+    if kind == "untraced":
+        return untraced_problem(source or "", entry, name)
     try:
         tree = ast.parse(source or "")
     except SyntaxError:
@@ -172,8 +176,12 @@ def _structure_problem(contract: Contract, verdict: Any, source: str | None, ori
         return None if _has_dataclass(tree, name) else (
             f"the file has no module-level dataclass `{name}` (a class decorated with `@dataclass`, or made with "
             "`dataclasses.make_dataclass`).")
-    if kind == "call":
-        return None if name in _calls(tree) else f"the file no longer calls `{name}`."
+    if kind == "call":  # one of several, joined by '|'
+        wanted = name.split("|")
+        if set(wanted) & _calls(tree):
+            return None
+        return (f"the file no longer calls `{name}`." if len(wanted) == 1 else
+                f"the file calls none of {', '.join(f'`{one}`' for one in wanted)}.")
     theirs = _function_dump(ast.parse(original or ""), name)
     if theirs is None or _function_dump(tree, name) != theirs:
         return f"`{name}` is not as the exercise ships it: leave its code as it is and fix the break around it."
@@ -222,7 +230,8 @@ def _has_dataclass(tree: ast.Module, name: str) -> bool:
 
 
 def _calls(tree: ast.Module) -> set[str]:
-    """Every called name, with the file's import aliases spelled out (`np.interp` -> `numpy.interp`)."""
+    """Every called name (a decorator is called too), with the file's import aliases spelled out
+    (`np.interp` -> `numpy.interp`)."""
     aliases: dict[str, str] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -232,8 +241,11 @@ def _calls(tree: ast.Module) -> set[str]:
             aliases.update({a.asname or a.name: f"{node.module}.{a.name}" for a in node.names})
     found = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
-            head, _, rest = _dotted(node.func).partition(".")
+        called = [node.func] if isinstance(node, ast.Call) else []
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):  # `@f` calls f too
+            called += [d for d in node.decorator_list if not isinstance(d, ast.Call)]
+        for func in called:
+            head, _, rest = _dotted(func).partition(".")
             found.add(".".join(filter(None, (aliases.get(head, head), rest))))
     return found
 

@@ -1,5 +1,6 @@
 """bisect-polyfill, "fixed" by editing the vendored helper: a loop over the buckets finds the same one and
-traces, but the task asks to leave `pad_to_bucket` as it is (contract vendored-unchanged)."""
+traces, but the task asks to leave `pad_to_bucket` as it is (contract vendored-unchanged), and a
+fix that leaves it so needs an escape hatch, which this file does not use (contract escape-hatch-used)."""
 
 import bisect
 

@@ -1,5 +1,6 @@
 """crc32-constant-fold, "fixed" by editing the vendored helper to call a CRC-32 written in Python: the same buckets,
-and it traces, but the task asks to leave `bucket_of` as it is (contract vendored-unchanged)."""
+and it traces, but the task asks to leave `bucket_of` as it is (contract vendored-unchanged), and a
+fix that leaves it so needs an escape hatch, which this file does not use (contract escape-hatch-used)."""
 
 import torch
 

@@ -1,5 +1,6 @@
 """skipped-jit-isinstance, "fixed" by editing the vendored helper: `isinstance(lengths, list)` traces and computes the
-same, but the task asks to leave `masked_mean` as it is (contract vendored-unchanged)."""
+same, but the task asks to leave `masked_mean` as it is (contract vendored-unchanged), and a
+fix that leaves it so needs an escape hatch, which this file does not use (contract escape-hatch-used)."""
 
 from typing import List, Union
 

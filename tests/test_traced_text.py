@@ -1,0 +1,197 @@
+"""Where the graph cannot tell, the grader reads the file: the `untraced` and `call` constructs of the structure
+contracts (checker/grading/traced_text.py, grading/contracts.py).
+
+A trace of the unfixed code is already the fixed graph for a print, a logger call, a warning, a clock read, a
+deep copy, a class statement or a `requires_grad_` in the traced code, so the grade of those lessons rests on
+the file's text as the grader reads it, never on what the checked process says. These tests run no torch:
+they read files.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from checker.course.manifest import find_exercise, load_exercises
+from checker.grading.contracts import contract_checks
+from checker.grading.report import FAIL, PASS
+from checker.grading.traced_text import untraced_problem
+
+ROOT = Path(__file__).resolve().parent.parent
+TEXT_CONTRACTS = [(exercise, contract) for exercise in load_exercises() for contract in exercise.contracts
+                  if contract.file_has.startswith("untraced ") or contract.name == "escape-hatch-used"]
+
+
+def _fixes(exercise) -> list[Path]:
+    files = [exercise.solution_path, *sorted((ROOT / "tests" / "alternatives").glob(f"{exercise.id}__*.py"))]
+    return [path for path in files if not path.name.endswith(".rejected.py")]
+
+
+def _check(exercise, contract, source: str):
+    """The contract's check on `source`, with a report as a forge would make it: every observation there."""
+    forged_verdict = {"status": PASS, "holds": []}
+    checks = contract_checks(exercise, {}, {"observed": {}}, forged_verdict, source, exercise.exercise_path.read_text())
+    return next(check for check in checks if check.name == contract.name)
+
+
+def test_the_lessons_the_graph_cannot_tell_are_read_from_the_text():
+    graded = {exercise.id for exercise, contract in TEXT_CONTRACTS if contract.file_has.startswith("untraced")}
+    assert {"hoist-global-cond", "reorder-print", "eager-only-print", "ignore-logger", "warn-at-init",
+            "nested-activation-guard",
+            "deepcopy-prompt-state", "freeze-at-init", "module-level-dataclass", "time-from-outside",
+            "stats-off-hot-path", "capstone-block"} <= graded
+
+
+@pytest.mark.parametrize("exercise,contract", TEXT_CONTRACTS,
+                         ids=lambda item: getattr(item, "id", getattr(item, "name", "")))
+def test_the_unfixed_file_fails_whatever_its_report_says_and_every_fix_passes(exercise, contract):
+    unfixed = _check(exercise, contract, exercise.exercise_path.read_text())
+    assert unfixed.status == FAIL and contract.says in unfixed.message
+    fixes = _fixes(exercise)
+    assert len(fixes) >= 3  # the reference and at least two other correct fixes
+    for path in fixes:
+        assert _check(exercise, contract, path.read_text()).status == PASS, path.name
+
+
+# Each: an exercise, a way to take the fix out of its solution (old text -> new), and what the report then names.
+UNDONE = [
+    ("eager-only-print", ("if not torch.compiler.is_compiling():", "if True:"), "`print`"),
+    ("reorder-print", ("torch._dynamo.config.reorderable_logging_functions.add(print)", "pass"), "`print`"),
+    ("ignore-logger", ("torch._dynamo.config.ignore_logging_functions.add(logger.info)", "pass"), "`logger.info`"),
+    ("nested-activation-guard", ("not torch.compiler.is_compiling() and ", ""), "`logger.warning`"),
+    ("deepcopy-prompt-state", ('state = {"sum": self.prompt_sum.clone(), "count": self.prompt_count.clone()}',
+                               'state = copy.deepcopy({"sum": self.prompt_sum, "count": self.prompt_count})'),
+     "`copy.deepcopy`"),
+    ("capstone-block", ("if not torch.compiler.is_compiling():", "if True:"), "`print`"),
+]
+
+
+@pytest.mark.parametrize("exercise_id,edit,named", UNDONE, ids=[case[0] for case in UNDONE])
+def test_taking_the_fix_out_of_the_solution_fails_the_construct(exercise_id, edit, named):
+    exercise = find_exercise(exercise_id)
+    contract = next(c for c in exercise.contracts if c.file_has.startswith("untraced"))
+    solution = exercise.solution_path.read_text()
+    assert edit[0] in solution
+    check = _check(exercise, contract, "import copy\n" + solution.replace(edit[0], edit[1], 1))
+    assert check.status == FAIL and named in check.message
+
+
+EAGER_ONLY_PRINT = find_exercise("eager-only-print")
+PRINTED = 'print("attention: scores", scores.shape, "mask", causal.shape)'
+# The unfixed print, hidden from a reading that looks only at the entry's own calls by name.
+HIDDEN = {
+    "an alias": ("say = print\n", "say(", PRINTED.replace("print(", "say(")),
+    "a helper": ("def show(*parts):\n    print(*parts)\n\n\n", "", PRINTED.replace("print(", "show(")),
+    "a helper's helper": ("def show(*parts):\n    emit(parts)\n\n\ndef emit(parts):\n    print(*parts)\n\n\n", "",
+                          PRINTED.replace("print(", "show(")),
+    "a lambda": ("", "", f"(lambda: {PRINTED})()"),
+    "a decorator that calls what it wraps": (
+        "def traced(fn):\n    def inner(*a):\n        return fn(*a)\n    return inner\n\n\n"
+        "@traced\ndef show(*parts):\n    print(*parts)\n\n\n", "", PRINTED.replace("print(", "show(")),
+    "a class built in the call": ("class Show:\n    def __init__(self, *parts):\n        print(*parts)\n\n\n", "",
+                                  PRINTED.replace("print(", "Show(")),
+    "the else of a compiling test": ("", "",
+                                     f"if torch.compiler.is_compiling():\n        pass\n    else:\n        {PRINTED}"),
+    "an is_compiling() that is not the first test of an or": (
+        "", "", f"if torch.compiler.is_compiling() or True:\n        {PRINTED}"),
+}
+
+
+@pytest.mark.parametrize("how", sorted(HIDDEN))
+def test_a_print_hidden_in_the_traced_code_is_still_found(how):
+    before_entry, _, call = HIDDEN[how]
+    source = EAGER_ONLY_PRINT.exercise_path.read_text()
+    assert PRINTED in source
+    source = source.replace(PRINTED, call)
+    source = source.replace("\ndef causal_attention(", f"\n{before_entry}def causal_attention(", 1)
+    problem = untraced_problem(source, "causal_attention", "print")
+    if how == "the else of a compiling test":  # eager runs take the else: the print is where only they reach it
+        assert problem is None
+        return
+    assert problem is not None and "`print`" in problem, how
+
+
+def test_names_are_matched_as_python_resolves_them():
+    source = ("import torch\nimport time as clock\nfrom copy import deepcopy as dc\n\n\n"
+              "def f(x):\n    t = clock.monotonic()\n    return dc(x), t\n")
+    assert "`time.monotonic`" in untraced_problem(source, "f", "time.*")
+    assert "`copy.deepcopy`" in untraced_problem(source, "f", "copy.deepcopy")
+    assert untraced_problem(source, "f", "print") is None
+    method = "import torch\n\n\ndef f(m, x):\n    m.weight.requires_grad_(False)\n    return x\n"
+    assert "requires_grad_" in untraced_problem(method, "f", ".requires_grad_")
+
+
+def test_a_module_entry_is_traced_from_its_forward_and_its_submodules_but_not_its_constructor():
+    source = ("import warnings\nimport torch\n\n\nclass Inner(torch.nn.Module):\n    def forward(self, x):\n"
+              "        warnings.warn('inner')\n        return x\n\n\nclass Outer(torch.nn.Module):\n"
+              "    def __init__(self):\n        super().__init__()\n        warnings.warn('built')\n"
+              "        self.layers = torch.nn.ModuleList([Inner() for _ in range(2)])\n\n"
+              "    def forward(self, x):\n        for layer in self.layers:\n            x = layer(x)\n"
+              "        return x\n\n\n"
+              "model = Outer()\n")
+    problem = untraced_problem(source, "model", "warnings.warn")
+    assert problem is not None and "line 7" in problem  # Inner.forward's
+    assert untraced_problem(source.replace("warnings.warn('inner')", "pass"), "model", "warnings.warn") is None
+
+
+def test_an_entry_the_text_does_not_show_fails_closed():
+    source = "import torch\n\n\ndef build():\n    return torch.nn.Identity()\n\n\nmodel = build()\n"
+    assert "cannot find" in untraced_problem(source, "model", "print")
+    exercise = find_exercise("eager-only-print")
+    contract = next(c for c in exercise.contracts if c.file_has.startswith("untraced"))
+    assert _check(exercise, contract, source.replace("model", "causal_attention")).status == FAIL
+
+
+def test_a_call_construct_counts_a_decorator_and_names_every_choice_when_none_is_there():
+    exercise = find_exercise("bisect-polyfill")
+    contract = next(c for c in exercise.contracts if c.file_has.startswith("call "))
+    decorated = exercise.exercise_path.read_text().replace(
+        "\ndef pad_to_bucket(", "\n@torch._dynamo.nonstrict_trace\ndef pad_to_bucket(", 1)
+    assert _check(exercise, contract, decorated).status == PASS
+    unfixed = _check(exercise, contract, exercise.exercise_path.read_text())
+    assert "calls none of" in unfixed.message and "`torch.compiler.substitute_in_graph`" in unfixed.message
+
+
+HOIST = find_exercise("hoist-global-cond")
+
+
+@pytest.mark.parametrize("test_line,found", [
+    ("    if temperature == 0:", True),  # the unfixed test itself
+    ("    scaled = temperature * 2\n    if scaled == 0:", True),  # through a local computed from it
+    ("    if TEMPERATURE[task] == 0:", True),
+    ("    assert temperature >= 0\n    if task == 'extraction':", True),
+    ("    greedy = True if temperature == 0 else False\n    if greedy:", True),
+    ("    if task == 'extraction':", False),  # a branch on a Python string: decided while tracing
+])
+def test_a_branch_on_the_tensor_global_is_found_however_it_reads_it(test_line, found):
+    source = HOIST.exercise_path.read_text()
+    assert "    if temperature == 0:" in source
+    problem = untraced_problem(source.replace("    if temperature == 0:", test_line, 1), HOIST.entry,
+                               "branch-on:TEMPERATURE")
+    assert (problem is not None and "a branch on `TEMPERATURE`" in problem) == found, problem
+
+
+def test_only_what_puts_a_function_in_a_left_out_set_leaves_its_calls_out():
+    source = REORDER.exercise_path.read_text()
+    added = "import torch\ntorch._dynamo.config.reorderable_logging_functions.add(print)\n"
+    assert untraced_problem(added + source, REORDER.entry, "print") is None
+    decorator = "@torch._dynamo.config.patch(reorderable_logging_functions={print})"
+    patched = source.replace(f"\ndef {REORDER.entry}(", f"\n{decorator}\ndef {REORDER.entry}(", 1)
+    assert untraced_problem(patched, REORDER.entry, "print") is None
+    for not_added in ("torch._dynamo.config.reorderable_logging_functions.discard(print)\n",
+                      "def unused():\n    torch._dynamo.config.reorderable_logging_functions.add(print)\n"):
+        assert untraced_problem("import torch\n" + not_added + source, REORDER.entry, "print") is not None, not_added
+
+
+def test_a_file_the_reading_cannot_follow_fails_closed_and_the_grader_lives_on():
+    deep = "def f(x):\n    return (" * 1 + "(" * 400 + "x" + ")" * 401 + "\n"
+    assert untraced_problem(deep, "f", "print") is not None
+    chain = "def f(x):\n    return x" + ".a" * 900 + "\n"  # as long as Python parses: the reading loops, not recurses
+    assert untraced_problem(chain, "f", "print") is None
+    too_long = chain.replace(".a" * 900, ".a" * 50_000)  # Python cannot parse it
+    assert untraced_problem(too_long, "f", "print") is not None
+    assert untraced_problem("def f(x):\n    return x\0\n", "f", "print") is not None
+
+
+REORDER = find_exercise("reorder-print")
