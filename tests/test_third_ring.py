@@ -476,6 +476,9 @@ REACHING_IN = [
     "out = open(3, 'wb')",
     "import os\nos.write(3, b'frame')",
     "import io\nio.FileIO(3, 'w')",
+    "import io\npipe = io.open(4, 'wb', closefd=False)",  # the result pipe, by number: found by trying them
+    "from codecs import open as reopen",
+    "import sys\npipe = type(sys.stdout.buffer.raw)(4, 'wb', closefd=False)",
     "def f(): pass\ncode = f.__code__",
     "import gc\ngc.get_objects()",
     "import ctypes",

@@ -6,7 +6,7 @@ of its own, or read the checker's frames for the draws. No fix of any exercise n
 alternative fix and book cell uses torch, numpy and a few plain standard modules. So the grader reads the
 file's text (as Python reads it, before any trial) and fails, naming the line, a file that
 imports the checker or a module that reaches the interpreter or the operating system (ctypes, gc, inspect,
-os, importlib, ...), names a builtin that runs text as code or looks attributes up by string (exec, eval,
+os, importlib, io, ...), names a builtin that runs text as code or looks attributes up by string (exec, eval,
 getattr, globals, open, ...), or uses an attribute that walks frames, modules or a function's innards
 (`_getframe`, `modules`, `f_back`, `__globals__`, `__subclasses__`, ...).
 
@@ -28,6 +28,8 @@ _MODULES = {  # imported by no fix; each reaches the checker, the interpreter's 
     "threading", "_thread", "signal", "builtins", "pickle", "marshal", "types", "code", "codeop", "runpy",
     "pty", "mmap", "fcntl", "resource", "select", "traceback", "posix", "_io", "shutil", "pathlib", "tempfile",
     "sysconfig", "site", "atexit", "faulthandler", "tracemalloc", "dis", "cffi", "_ctypes", "_posixsubprocess",
+    # what opens a file descriptor by number (the checked process's result pipe is one): `io.open(4, "wb")`
+    "io", "codecs", "gzip", "bz2", "lzma", "zipfile", "tarfile", "fileinput", "asyncio", "selectors", "concurrent",
 }
 _BUILTINS = {"exec", "eval", "compile", "__import__", "globals", "locals", "vars", "getattr", "setattr", "delattr",
              "open", "breakpoint", "memoryview", "__builtins__", "__loader__", "__spec__"}
@@ -38,7 +40,7 @@ _ATTRIBUTES = {
     # modules and imports, also as attributes of torch (`torch.sys`, `torch.os`)
     "modules", "meta_path", "path_hooks", "addaudithook", "os", "sys", "builtins", "importlib", "import_module",
     "_import_dotted_name", "load_library", "cpp_extension", "load_inline", "_forward_from_src", "_exec_with_source",
-    "attrgetter", "methodcaller", "open", "fdopen", "FileIO", "open_code",
+    "attrgetter", "methodcaller", "open", "fdopen", "FileIO", "open_code", "raw", "multiprocessing",
     # a function's or a class's innards
     "__globals__", "__code__", "__closure__", "__builtins__", "__dict__", "__subclasses__", "__getattribute__",
     "__bases__", "__base__", "__mro__", "__self__", "__func__", "__wrapped__", "__loader__", "__spec__",
