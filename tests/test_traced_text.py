@@ -20,7 +20,7 @@ from checker.grading.traced_text import untraced_problem
 
 ROOT = Path(__file__).resolve().parent.parent
 TEXT_CONTRACTS = [(exercise, contract) for exercise in load_exercises() for contract in exercise.contracts
-                  if contract.file_has.startswith("untraced ") or contract.name == "escape-hatch-used"]
+                  if contract.file_has.startswith(("untraced ", "config ")) or contract.name == "escape-hatch-used"]
 
 
 def _fixes(exercise) -> list[Path]:
@@ -37,7 +37,7 @@ def _check(exercise, contract, source: str):
 
 def test_the_lessons_the_graph_cannot_tell_are_read_from_the_text():
     graded = {exercise.id for exercise, contract in TEXT_CONTRACTS if contract.file_has.startswith("untraced")}
-    assert {"hoist-global-cond", "nested-rotary-table", "reorder-print", "eager-only-print", "ignore-logger", "warn-at-init",
+    assert {"hoist-global-cond", "nested-rotary-table", "streaming-accuracy", "reorder-print", "eager-only-print", "ignore-logger", "warn-at-init",
             "nested-activation-guard",
             "deepcopy-prompt-state", "freeze-at-init", "module-level-dataclass", "time-from-outside",
             "stats-off-hot-path", "capstone-block"} <= graded
@@ -195,3 +195,19 @@ def test_a_file_the_reading_cannot_follow_fails_closed_and_the_grader_lives_on()
 
 
 REORDER = find_exercise("reorder-print")
+
+
+@pytest.mark.parametrize("setting,turned_on", [
+    ("torch._dynamo.config.capture_scalar_outputs = True", True),
+    ("import torch._dynamo.config as cfg\ncfg.capture_scalar_outputs = True", True),
+    ("@torch._dynamo.config.patch(capture_scalar_outputs=True)\ndef unused():\n    pass", True),
+    ("@torch._dynamo.config.patch({'capture_scalar_outputs': True})\ndef unused():\n    pass", True),
+    ("torch._dynamo.config.capture_scalar_outputs = False", False),
+    ("torch._dynamo.config.capture_dynamic_output_shape_ops = True", False),
+])
+def test_a_config_construct_is_a_setting_turned_on_however_the_config_is_named(setting, turned_on):
+    exercise = find_exercise("capture-item")
+    contract = next(c for c in exercise.contracts if c.file_has.startswith("config "))
+    source = exercise.exercise_path.read_text().replace("\nimport torch\n", f"\nimport torch\n{setting}\n", 1)
+    assert setting in source
+    assert (_check(exercise, contract, source).status == PASS) == turned_on

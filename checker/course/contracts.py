@@ -23,7 +23,8 @@ every contract's words to its task), and the report shows them when the check fa
              imported; a decorator counts), `unchanged NAME` (a module-level function or class as the exercise
              ships it) or `untraced NAMES` (none of NAMES, joined by `|`, in the code torch.compile traces from
              the entry, outside eager-only branches: `print`, `copy.deepcopy`, `time.*` for a module's every
-             name, `.requires_grad_` for a method, `class` for a class statement; grading/traced_text.py);
+             name, `.requires_grad_` for a method, `class` for a class statement; grading/traced_text.py) or
+             `config NAME` (`torch._dynamo.config.NAME` turned on, by assignment or `config.patch`);
   graded-by  the task's words are graded by a check every exercise has (`check`), on inputs that reach every
              branch: nothing more to run.
 
@@ -40,7 +41,7 @@ KINDS = ("effects", "raises", "state", "gradients", "interface", "structure", "g
 MODES = ("eager", "default", "fullgraph")
 EFFECTS = ("stdout", "warnings", "logs")
 RETURNS = ("positive-float",)
-FILE_CONSTRUCTS = ("dataclass", "call", "unchanged", "untraced")
+FILE_CONSTRUCTS = ("dataclass", "call", "unchanged", "untraced", "config")
 CHECKS = ("eager-matches", "compiled-matches", "replay-matches", "no-graph-breaks", "fullgraph-compiles")
 
 
@@ -61,7 +62,7 @@ class Contract:
     expression: str = ""  # state, interface: Python evaluated in the file's namespace
     returns: str = ""  # interface: one of RETURNS
     graph_holds: str = ""  # structure: operation names, "a|b" for either
-    file_has: str = ""  # structure: "dataclass NAME", "call MODULE.NAME", "unchanged NAME" or "untraced NAMES"
+    file_has: str = ""  # structure: "<one of FILE_CONSTRUCTS> NAME", as the docstring says
     check: str = ""  # graded-by: one of CHECKS
 
     @property

@@ -17,7 +17,7 @@ from checker.course.manifest import Exercise
 from checker.grading.plain import output_difference
 from checker.grading.replay import op_name
 from checker.grading.report import FAIL, PASS, SKIP, CheckResult
-from checker.grading.traced_text import untraced_problem
+from checker.grading.traced_text import resolver, untraced_problem
 
 _EFFECT_WORDS = {"stdout": "printed", "warnings": "warned", "logs": "logged"}
 
@@ -176,6 +176,10 @@ def _structure_problem(contract: Contract, entry: str, verdict: Any, source: str
         return None if _has_dataclass(tree, name) else (
             f"the file has no module-level dataclass `{name}` (a class decorated with `@dataclass`, or made with "
             "`dataclasses.make_dataclass`).")
+    if kind == "config":
+        return None if _sets_config(tree, name) else (
+            f"the file does not turn on `torch._dynamo.config.{name}` (`torch._dynamo.config.{name} = True` when it "
+            f"is imported, or `torch._dynamo.config.patch({name}=True)` around the compiled code).")
     if kind == "call":  # one of several, joined by '|'
         wanted = name.split("|")
         if set(wanted) & _calls(tree):
@@ -232,22 +236,35 @@ def _has_dataclass(tree: ast.Module, name: str) -> bool:
 def _calls(tree: ast.Module) -> set[str]:
     """Every called name (a decorator is called too), with the file's import aliases spelled out
     (`np.interp` -> `numpy.interp`)."""
-    aliases: dict[str, str] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            aliases.update({(a.asname or a.name).split(".")[0]: a.name if a.asname else a.name.split(".")[0]
-                            for a in node.names})
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            aliases.update({a.asname or a.name: f"{node.module}.{a.name}" for a in node.names})
+    resolve = resolver(tree)
     found = set()
     for node in ast.walk(tree):
         called = [node.func] if isinstance(node, ast.Call) else []
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):  # `@f` calls f too
             called += [d for d in node.decorator_list if not isinstance(d, ast.Call)]
-        for func in called:
-            head, _, rest = _dotted(func).partition(".")
-            found.add(".".join(filter(None, (aliases.get(head, head), rest))))
+        found |= {resolve(func) for func in called} - {""}
     return found
+
+
+def _sets_config(tree: ast.Module, name: str) -> bool:
+    """`torch._dynamo.config.NAME = True` (however the config is imported), or `torch._dynamo.config.patch`
+    with NAME=True (a decorator or a `with`)."""
+    resolve, setting = resolver(tree), f"torch._dynamo.config.{name}"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and _is_true(node.value) and any(resolve(t) == setting for t in node.targets):
+            return True
+        if isinstance(node, ast.Call) and resolve(node.func) == "torch._dynamo.config.patch":
+            if any(k.arg == name and _is_true(k.value) for k in node.keywords):
+                return True
+            if node.args and isinstance(node.args[0], ast.Dict) and any(
+                    isinstance(key, ast.Constant) and key.value == name and _is_true(value)
+                    for key, value in zip(node.args[0].keys, node.args[0].values)):
+                return True
+    return False
+
+
+def _is_true(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value is True
 
 
 def _dotted(node: ast.AST) -> str:

@@ -23,6 +23,7 @@ the text shows is never looked past. A pure function of the file's text; no impo
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 EAGER_ONLY_TESTS = {"torch.compiler.is_compiling", "torch.compiler.is_dynamo_compiling", "torch._dynamo.is_compiling",
@@ -84,6 +85,11 @@ def untraced_problem(source: str, entry: str, names: str) -> str | None:
             return (f"{shown} is still in the code torch.compile traces from `{entry}` (line {line}): take it out of "
                     "that code, or keep it where only eager runs reach it.")
     return None
+
+
+def resolver(tree: ast.Module) -> Callable[[ast.AST], str]:
+    """The file's dotted names as Python would resolve them, import aliases spelled out: node -> name."""
+    return _read_file(tree).resolve
 
 
 def _matches(pattern: str, name: str) -> bool:
