@@ -1,5 +1,6 @@
 """capture-item, "fixed" without `.item()`: the count stays a tensor. Same loss, but the task asks that the
-count is still read with `.item()` (contract item-in-graph)."""
+count is still read with `.item()` (contract item-in-graph), which in one graph needs the option this file
+leaves off (contract scalar-capture-on)."""
 
 import torch
 
