@@ -457,11 +457,11 @@ def test_vendored_code_redefined_after_its_shipped_definition_is_not_unchanged()
     exercise = find_exercise("bisect-polyfill")
     contract = next(c for c in exercise.contracts if c.file_has == "unchanged pad_to_bucket")
     shipped = exercise.exercise_path.read_text()
-    assert _structure_problem(contract, None, shipped, shipped) is None
+    assert _structure_problem(contract, exercise.entry, None, shipped, shipped) is None
     again = shipped + "\n\ndef pad_to_bucket(x, buckets=BUCKETS):\n    return x\n"
-    assert "changes it afterwards" in _structure_problem(contract, None, again, shipped)
+    assert "changes it afterwards" in _structure_problem(contract, exercise.entry, None, again, shipped)
     patched = shipped + "\npad_to_bucket.__defaults__ = ((4, 8),)\n"
-    assert "pad_to_bucket.__defaults__" in _structure_problem(contract, None, patched, shipped)
+    assert "pad_to_bucket.__defaults__" in _structure_problem(contract, exercise.entry, None, patched, shipped)
 
 
 REACHING_IN = [
