@@ -32,6 +32,7 @@ EAGER_ONLY_TESTS = {"torch.compiler.is_compiling", "torch.compiler.is_dynamo_com
 LEFT_OUT_SETS = ("reorderable_logging_functions", "ignore_logging_functions", "ignore_logger_methods")
 _SUBMODULE_METHODS = ("forward", "__call__")
 _BUILT_METHODS = ("__init__", "__post_init__", "__enter__", "__exit__")
+_UNREADABLE = "the grader cannot read the file's text (too deeply nested), so nothing shows what it traces."
 
 
 @dataclass
@@ -65,8 +66,8 @@ def untraced_problem(source: str, entry: str, names: str) -> str | None:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):  # ValueError: a NUL byte
         return "needs the file to parse first"
-    except (RecursionError, MemoryError):  # fail closed: what the grader cannot read shows nothing
-        return "the grader cannot read the file's text (too deeply nested), so nothing shows what it traces."
+    except (RecursionError, MemoryError):
+        return _UNREADABLE
     file = _read_file(tree)
     starts = _entry_functions(file, entry)
     if not starts:
@@ -77,7 +78,7 @@ def untraced_problem(source: str, entry: str, names: str) -> str | None:
     try:
         found = _Tracer(file, branched_on).references(starts)
     except RecursionError:
-        return "the grader cannot read the file's text (too deeply nested), so nothing shows what it traces."
+        return _UNREADABLE
     for name, line in found:
         if any(_matches(pattern, name) for pattern in wanted):
             shown = ("a class statement" if name == "class" else f"a branch on `{name.split(':', 1)[1]}`"
