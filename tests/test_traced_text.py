@@ -40,7 +40,7 @@ def test_the_lessons_the_graph_cannot_tell_are_read_from_the_text():
     assert {"hoist-global-cond", "nested-rotary-table", "streaming-accuracy", "reorder-print", "eager-only-print", "ignore-logger", "warn-at-init",
             "nested-activation-guard",
             "deepcopy-prompt-state", "freeze-at-init", "module-level-dataclass", "time-from-outside",
-            "stats-off-hot-path", "capstone-block"} <= graded
+            "stats-off-hot-path", "capstone-block", "fused-norm-allow-in-graph"} <= graded
 
 
 @pytest.mark.parametrize("exercise,contract", TEXT_CONTRACTS,
@@ -64,6 +64,7 @@ UNDONE = [
                                'state = copy.deepcopy({"sum": self.prompt_sum, "count": self.prompt_count})'),
      "`copy.deepcopy`"),
     ("capstone-block", ("if not torch.compiler.is_compiling():", "if True:"), "`print`"),
+    ("fused-norm-allow-in-graph", ("torch.compiler.allow_in_graph(RMSNormFunction)", "pass"), "import statement"),
 ]
 
 
@@ -211,3 +212,45 @@ def test_a_config_construct_is_a_setting_turned_on_however_the_config_is_named(s
     source = exercise.exercise_path.read_text().replace("\nimport torch\n", f"\nimport torch\n{setting}\n", 1)
     assert setting in source
     assert (_check(exercise, contract, source).status == PASS) == turned_on
+
+
+FUSED_NORM = find_exercise("fused-norm-allow-in-graph")
+HELD = ("self.down = nn.Linear(hidden, dim)", "self.down = nn.Linear(hidden, dim)\n        self.fn = {0}")
+# Ways to reach the vendored forward, and its import, that are not `RMSNormFunction.apply` spelled out.
+APPLY_HIDDEN = {
+    "the class held by the module": [HELD, ("RMSNormFunction.apply(x", "self.fn.apply(x")],
+    "an alias of the class": [("class Block", "F = RMSNormFunction\n\n\nclass Block"), ("RMSNormFunction.apply(x", "F.apply(x")],
+    "an alias of apply": [("class Block", "norm = RMSNormFunction.apply\n\n\nclass Block"),
+                          ("RMSNormFunction.apply(x", "norm(x")],
+    "a subclass that keeps the forward": [("class Block", "class Sub(RMSNormFunction):\n    pass\n\n\nclass Block"),
+                                          ("RMSNormFunction.apply(x", "Sub.apply(x")],
+    "a hatch inside a function that may never run": [
+        ("class Block", "def later():\n    torch.compiler.allow_in_graph(RMSNormFunction)\n\n\nclass Block")],
+}
+
+
+def _edited(source: str, edits, held: str = "RMSNormFunction") -> str:
+    for old, new in edits:
+        assert old in source
+        source = source.replace(old, new.format(held), 1)
+    return source
+
+
+@pytest.mark.parametrize("how", APPLY_HIDDEN)
+def test_the_vendored_import_is_found_however_the_function_is_reached(how):
+    source = _edited(FUSED_NORM.exercise_path.read_text(), APPLY_HIDDEN[how])
+    assert "an import statement" in untraced_problem(source, FUSED_NORM.entry, "import")
+
+
+def test_a_hatch_keeps_the_import_out_but_not_an_effect():
+    solution = FUSED_NORM.solution_path.read_text()
+    held = _edited(solution, APPLY_HIDDEN["the class held by the module"])
+    imported = solution.replace("torch.compiler.allow_in_graph(RMSNormFunction)",
+                                "from torch.compiler import allow_in_graph\nallow_in_graph(RMSNormFunction)")
+    subclass = (ROOT / "tests/alternatives/fused-norm-allow-in-graph__subclass_forward.py").read_text()
+    held_subclass = _edited(subclass, [HELD, ("RMSNormWithoutKernel.apply(x", "self.fn.apply(x")], "RMSNormWithoutKernel")
+    for fix in (held, imported, held_subclass):
+        assert untraced_problem(fix, FUSED_NORM.entry, "import") is None
+    # A print under the same hatch would run only when the graph is made: the reading still counts it.
+    printing = solution.replace("ctx.save_for_backward(x, weight, rstd)", "print(x.shape)\n        ctx.save_for_backward(x, weight, rstd)")
+    assert "`print`" in untraced_problem(printing, FUSED_NORM.entry, "print|import")

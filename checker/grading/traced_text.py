@@ -14,7 +14,13 @@ code Dynamo would trace:
     `else` of `if is_compiling():`, and what follows an `if is_compiling():` whose body returns or raises;
   - not a call Dynamo leaves out of the trace: a function the file's module-level code adds to
     `torch._dynamo.config.reorderable_logging_functions` or `ignore_logging_functions` (or
-    `ignore_logger_methods`), with `logging.Logger.info` there covering `info` on every module-level logger.
+    `ignore_logger_methods`), with `logging.Logger.info` there covering `info` on every module-level logger;
+  - `C.apply(...)` of an autograd.Function of the file: its `forward` and `backward`, which Dynamo traces (on a
+    receiver the text cannot type, those of every autograd.Function the file names other than as a base);
+  - for `import` only, not code the file hands to a hatch that keeps Dynamo out (`allow_in_graph`,
+    `nonstrict_trace`, `disable`, `custom_op`, as a decorator or a module-level call): an import is what Dynamo
+    itself cannot trace, and there it does not try. The effects (a print, a log) are still read there, since such
+    a hatch runs that code at most once, when the graph is made, and the effect would be gone from the calls.
 It over-approximates where the text cannot say (a nested function's body counts; a method call on an object of
 unknown type counts when a class of the file that the code uses has a method of that name), so that a construct
 the text shows is never looked past. A pure function of the file's text; no import, no execution.
@@ -32,6 +38,13 @@ EAGER_ONLY_TESTS = {"torch.compiler.is_compiling", "torch.compiler.is_dynamo_com
 LEFT_OUT_SETS = ("reorderable_logging_functions", "ignore_logging_functions", "ignore_logger_methods")
 _SUBMODULE_METHODS = ("forward", "__call__")
 _BUILT_METHODS = ("__init__", "__post_init__", "__enter__", "__exit__")
+_FUNCTION_METHODS = ("forward", "backward")  # an autograd.Function's, traced by Dynamo on `.apply`
+# Hatches under which Dynamo does not trace the code it is handed (torch 2.8 to 2.15).
+KEEP_DYNAMO_OUT = {"torch.compiler.allow_in_graph", "torch._dynamo.allow_in_graph", "torch._dynamo.nonstrict_trace",
+                   "torch.compiler.nonstrict_trace", "torch.compiler.disable", "torch._dynamo.disable",
+                   "torch.library.custom_op", "torch._library.custom_ops.custom_op", "torch.library.triton_op"}
+# Patterns about Dynamo's own tracing, for which code under such a hatch is not in the trace.
+_DYNAMO_ONLY = {"import"}
 _UNREADABLE = "the grader cannot read the file's text (too deeply nested), so nothing shows what it traces."
 
 
@@ -42,6 +55,8 @@ class _File:
     classes: dict[str, ast.ClassDef] = field(default_factory=dict)
     instances: dict[str, str] = field(default_factory=dict)  # module-level `x = C(...)` -> "C"
     loggers: set[str] = field(default_factory=set)  # module-level `x = logging.getLogger(...)`
+    hatched: set[str] = field(default_factory=set)  # the file's functions and classes handed to KEEP_DYNAMO_OUT
+    applied: set[str] = field(default_factory=set)  # its autograd.Functions named other than as a base
     left_out: set[str] = field(default_factory=set)  # resolved names in LEFT_OUT_SETS
     found_methods: dict[tuple[str, tuple[str, ...]], list] = field(default_factory=dict)  # _methods, once each
 
@@ -58,10 +73,10 @@ class _File:
 
 
 def untraced_problem(source: str, entry: str, names: str) -> str | None:
-    """None when no name of `names` ("print", "copy.deepcopy", "time.*", ".requires_grad_", "class", or
-    "branch-on:NAME" for an `if`, `while`, `assert` or conditional expression whose test reads the module-level
-    NAME, directly or through a local computed from it; joined by '|') is in the code traced from `entry`; else
-    what the grader found, and where."""
+    """None when no name of `names` ("print", "copy.deepcopy", "time.*", ".requires_grad_", "class", "import"
+    for an import statement, or "branch-on:NAME" for an `if`, `while`, `assert` or conditional expression whose
+    test reads the module-level NAME, directly or through a local computed from it; joined by '|') is in the code
+    traced from `entry`; else what the grader found, and where."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):  # ValueError: a NUL byte
@@ -75,16 +90,22 @@ def untraced_problem(source: str, entry: str, names: str) -> str | None:
                 "module-level instance of a class of the file), so nothing shows what it traces.")
     wanted = names.split("|")
     branched_on = {pattern.split(":", 1)[1] for pattern in wanted if pattern.startswith("branch-on:")}
+    dynamo_only = [pattern for pattern in wanted if pattern in _DYNAMO_ONLY]
+    effects = [pattern for pattern in wanted if pattern not in _DYNAMO_ONLY]
     try:
-        found = _Tracer(file, branched_on).references(starts)
+        found = [(name, line, effects) for name, line in _Tracer(file, branched_on).references(starts)]
+        if dynamo_only:
+            found += [(name, line, dynamo_only) for name, line in
+                      _Tracer(file, branched_on, enter_hatched=False).references(starts)]
     except RecursionError:
         return _UNREADABLE
-    for name, line in found:
-        if any(_matches(pattern, name) for pattern in wanted):
-            shown = ("a class statement" if name == "class" else f"a branch on `{name.split(':', 1)[1]}`"
-                     if name.startswith("branch-on:") else f"`{name}`")
-            return (f"{shown} is still in the code torch.compile traces from `{entry}` (line {line}): take it out of "
-                    "that code, or keep it where only eager runs reach it.")
+    for name, line, patterns in found:
+        if any(_matches(pattern, name) for pattern in patterns):
+            shown = ("a class statement" if name == "class" else "an import statement" if name == "import"
+                     else f"a branch on `{name.split(':', 1)[1]}`" if name.startswith("branch-on:") else f"`{name}`")
+            remedy = (", which Dynamo cannot trace: keep Dynamo out of the code that holds it (an escape hatch)"
+                      if name == "import" else ": take it out of that code, or keep it where only eager runs reach it")
+            return f"{shown} is still in the code torch.compile traces from `{entry}` (line {line}){remedy}."
     return None
 
 
@@ -123,12 +144,43 @@ def _read_file(tree: ast.Module) -> _File:
                     file.loggers.add(target.id)
                 elif isinstance(target, ast.Name) and made:
                     file.instances[target.id] = made
+    for statement in tree.body:
+        file.hatched |= _handed_to_hatch(file, statement)
+    file.applied = _named_autograd_functions(file, tree)
     for statement in tree.body:  # what module-level code puts in a left-out set, or a config.patch anywhere sets
         for node in ast.walk(statement):
             if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
                     or _is_call_of(file, node, {"torch._dynamo.config.patch"}):
                 file.left_out |= _left_out_names(file, node)
     return file
+
+
+def _named_autograd_functions(file: _File, tree: ast.Module) -> set[str]:
+    functions: set[str] = set()
+    while True:  # subclasses of subclasses
+        more = {name for name, node in file.classes.items()
+                if any(file.resolve(base) in functions | {"torch.autograd.Function"} for base in node.bases)}
+        if more <= functions:
+            break
+        functions |= more
+    bases = {id(base) for node in file.classes.values() for base in node.bases}
+    return {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id in functions
+            and id(node) not in bases}
+
+
+def _handed_to_hatch(file: _File, statement: ast.stmt) -> set[str]:
+    """The file's functions and classes a module-level statement hands to KEEP_DYNAMO_OUT: by a decorator, or a
+    call at module level (`allow_in_graph(F)`, `F = allow_in_graph(F)`); a call inside a function may never run,
+    so it is not counted."""
+    def hatch(node: ast.AST) -> bool:
+        return file.resolve(node.func if isinstance(node, ast.Call) else node) in KEEP_DYNAMO_OUT
+
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {statement.name} if any(hatch(d) for d in statement.decorator_list) else set()
+    call = statement.value if isinstance(statement, (ast.Expr, ast.Assign)) else None
+    if not (isinstance(call, ast.Call) and hatch(call)):
+        return set()
+    return {arg.id for arg in call.args if isinstance(arg, ast.Name)}
 
 
 def _left_out_names(file: _File, node: ast.AST) -> set[str]:
@@ -190,8 +242,9 @@ def _is_call_of(file: _File, node: ast.AST, names: set[str]) -> bool:
 class _Tracer:
     """A walk over the code Dynamo would trace, yielding (resolved name, line) for every name it refers to."""
 
-    def __init__(self, file: _File, branched_on: set[str]):
+    def __init__(self, file: _File, branched_on: set[str], enter_hatched: bool = True):
         self.file = file
+        self.enter_hatched = enter_hatched  # False: code handed to a hatch is not traced
         self.branched_on = branched_on  # module-level names a branch of the traced code may not read
         self.seen: set[int] = set()
         # (function, its class, the function it decorates, the parameter that function is passed as)
@@ -249,6 +302,8 @@ class _Tracer:
                 self.compiling |= {t.id for t in statement.targets if isinstance(t, ast.Name)}
             if isinstance(statement, ast.ClassDef):
                 self.found.append(("class", statement.lineno))
+            if isinstance(statement, (ast.Import, ast.ImportFrom)):
+                self.found.append(("import", statement.lineno))
             self._statement(statement)
 
     def _branch(self, statement: ast.stmt) -> None:
@@ -329,6 +384,9 @@ class _Tracer:
 
     def _follow_call(self, call: ast.Call) -> None:
         name = self.file.resolve(call.func)
+        head, _, method = name.rpartition(".")
+        if not self.enter_hatched and (name in self.file.hatched or head in self.file.hatched):
+            return
         if self.parameter and name == self.parameter and self.decorated is not None:
             self.queue.append((self.decorated, self.owner, None, None))
         elif name in self.file.functions:
@@ -336,6 +394,12 @@ class _Tracer:
         elif name in self.file.classes:
             self._use_class(name)
             self.queue += [(method, name, None, None) for method in _methods(self.file, name, _BUILT_METHODS)]
+        elif method == "apply" and (head in self.file.classes or isinstance(call.func, ast.Attribute)):
+            applied = [head] if head in self.file.classes else sorted(self.file.applied)  # the receiver, or any
+            for function_class in applied:
+                if self.enter_hatched or function_class not in self.file.hatched:
+                    self.queue += [(function, function_class, None, None)
+                                   for function in _methods(self.file, function_class, _FUNCTION_METHODS)]
         elif self.file.instances.get(name) in self.file.classes:  # a module-level module, called
             self._use_class(self.file.instances[name])
             self._enqueue_forward(self.file.instances[name])
