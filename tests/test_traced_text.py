@@ -20,7 +20,10 @@ from checker.grading.traced_text import untraced_problem
 
 ROOT = Path(__file__).resolve().parent.parent
 TEXT_CONTRACTS = [(exercise, contract) for exercise in load_exercises() for contract in exercise.contracts
-                  if contract.file_has.startswith(("untraced ", "config ")) or contract.name == "escape-hatch-used"]
+                  if contract.file_has.startswith(("untraced ", "config ", "hatch "))]
+# What a task keeps using: the unfixed file does it too, so only the fixes are held to it here.
+KEPT_CONTRACTS = [(exercise, contract) for exercise in load_exercises() for contract in exercise.contracts
+                  if contract.file_has.startswith("reaches ")]
 
 
 def _fixes(exercise) -> list[Path]:
@@ -144,9 +147,9 @@ def test_an_entry_the_text_does_not_show_fails_closed():
     assert _check(exercise, contract, source.replace("model", "causal_attention")).status == FAIL
 
 
-def test_a_call_construct_counts_a_decorator_and_names_every_choice_when_none_is_there():
+def test_a_hatch_construct_counts_a_decorator_and_names_every_choice_when_none_is_there():
     exercise = find_exercise("bisect-polyfill")
-    contract = next(c for c in exercise.contracts if c.file_has.startswith("call "))
+    contract = next(c for c in exercise.contracts if c.file_has.startswith("hatch "))
     decorated = exercise.exercise_path.read_text().replace(
         "\ndef pad_to_bucket(", "\n@torch._dynamo.nonstrict_trace\ndef pad_to_bucket(", 1)
     assert _check(exercise, contract, decorated).status == PASS
@@ -254,3 +257,42 @@ def test_a_hatch_keeps_the_import_out_but_not_an_effect():
     # A print under the same hatch would run only when the graph is made: the reading still counts it.
     printing = solution.replace("ctx.save_for_backward(x, weight, rstd)", "print(x.shape)\n        ctx.save_for_backward(x, weight, rstd)")
     assert "`print`" in untraced_problem(printing, FUSED_NORM.entry, "print|import")
+
+
+@pytest.mark.parametrize("exercise,contract", KEPT_CONTRACTS,
+                         ids=lambda item: getattr(item, "id", getattr(item, "name", "")))
+def test_every_fix_keeps_using_what_the_task_keeps(exercise, contract):
+    assert _check(exercise, contract, exercise.exercise_path.read_text()).status == PASS
+    fixes = _fixes(exercise)
+    assert len(fixes) >= 3
+    for path in fixes:
+        assert _check(exercise, contract, path.read_text()).status == PASS, path.name
+
+
+def test_a_hatch_or_a_vendored_function_nothing_reaches_does_not_count():
+    """The hatch called in a function nothing calls or under a module-level `if`, and the vendored function left
+    unused beside logic copied inline: the graph may be right, but the task is not done."""
+    exercise = find_exercise("bisect-polyfill")
+    hatch = next(c for c in exercise.contracts if c.file_has.startswith("hatch "))
+    called = next(c for c in exercise.contracts if c.file_has.startswith("reaches "))
+    solution = exercise.solution_path.read_text()
+    decorator = "@torch.compiler.substitute_in_graph(bisect.bisect_left)\n"
+    assert decorator in solution
+    undecorated = solution.replace(decorator, "", 1)
+    registration = "torch.compiler.substitute_in_graph(bisect.bisect_left)(_bisect_left)\n"
+    assert _check(exercise, hatch, undecorated + registration).status == PASS  # at module level: it takes effect
+    for dead in (undecorated + "\n\ndef never_called():\n    " + registration,
+                 undecorated + "if False:\n    " + registration):
+        assert "where it takes effect" in _check(exercise, hatch, dead).message
+    unfixed = exercise.exercise_path.read_text()
+    unused = unfixed.replace("padded = pad_to_bucket(tokens)", "padded = tokens", 1)
+    assert unused != unfixed and "never calls `pad_to_bucket`" in _check(exercise, called, unused).message
+
+
+def test_a_dataclass_nothing_builds_keeps_no_boxes():
+    exercise = find_exercise("module-level-dataclass")
+    built = next(c for c in exercise.contracts if c.file_has == "reaches Boxes")
+    solution = exercise.solution_path.read_text()
+    assert _check(exercise, built, solution).status == PASS
+    kept = "\n".join(line for line in solution.splitlines() if "Boxes(" not in line or "class " in line)
+    assert "never calls `Boxes`" in _check(exercise, built, kept).message

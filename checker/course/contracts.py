@@ -24,7 +24,10 @@ every contract's words to its task), and the report shows them when the check fa
              ships it) or `untraced NAMES` (none of NAMES, joined by `|`, in the code torch.compile traces from
              the entry, outside eager-only branches: `print`, `copy.deepcopy`, `time.*` for a module's every
              name, `.requires_grad_` for a method, `class` for a class statement; grading/traced_text.py) or
-             `config NAME` (`torch._dynamo.config.NAME` turned on, by assignment or `config.patch`);
+             `config NAME` (`torch._dynamo.config.NAME` turned on, by assignment or `config.patch`) or
+             `reaches NAMES` (one of NAMES called in the code traced from the entry: what the task keeps using)
+             or `hatch NAMES` (one of NAMES called where it takes effect: a module-level statement or
+             decorator, or the traced code; not a function nothing calls, nor a module-level branch);
   graded-by  the task's words are graded by a check every exercise has (`check`), on inputs that reach every
              branch: nothing more to run.
 
@@ -41,7 +44,7 @@ KINDS = ("effects", "raises", "state", "gradients", "interface", "structure", "g
 MODES = ("eager", "default", "fullgraph")
 EFFECTS = ("stdout", "warnings", "logs")
 RETURNS = ("positive-float",)
-FILE_CONSTRUCTS = ("dataclass", "call", "unchanged", "untraced", "config")
+FILE_CONSTRUCTS = ("dataclass", "call", "unchanged", "untraced", "config", "reaches", "hatch")
 CHECKS = ("eager-matches", "compiled-matches", "replay-matches", "no-graph-breaks", "fullgraph-compiles")
 
 

@@ -17,7 +17,7 @@ from checker.course.manifest import Exercise
 from checker.grading.plain import output_difference
 from checker.grading.replay import op_name
 from checker.grading.report import FAIL, PASS, SKIP, CheckResult
-from checker.grading.traced_text import resolver, untraced_problem
+from checker.grading.traced_text import hatch_problem, reached_problem, resolver, untraced_problem
 
 _EFFECT_WORDS = {"stdout": "printed", "warnings": "warned", "logs": "logged"}
 
@@ -168,6 +168,10 @@ def _structure_problem(contract: Contract, entry: str, verdict: Any, source: str
     kind, name = contract.file_has.split()
     if kind == "untraced":
         return untraced_problem(source or "", entry, name)
+    if kind == "reaches":
+        return reached_problem(source or "", entry, name)
+    if kind == "hatch":
+        return hatch_problem(source or "", entry, name)
     try:
         tree = ast.parse(source or "")
     except SyntaxError:

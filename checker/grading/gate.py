@@ -10,6 +10,11 @@ os, importlib, io, ...), names a builtin that runs text as code or looks attribu
 getattr, globals, open, ...), or uses an attribute that walks frames, modules or a function's innards
 (`_getframe`, `modules`, `f_back`, `__globals__`, `__subclasses__`, ...).
 
+Imports are read against an allow-list, not a deny-list: torch, numpy and the plain standard modules the
+course's fixes use (IMPORTABLE), and whatever the shipped exercise file itself imports (its vendored code's
+optional kernels). A name a `from` import brings in is read as the attribute it is (`from sys import
+modules` is `sys.modules`), and so is a class pattern's attribute in a `match` (`case object(f_back=f)`).
+
 A text check, not a sandbox: it cannot see through every door torch itself leaves open, and it says so in
 the threat model. What it does is take away the plain ways, which are all the ways a forged report has
 been written so far.
@@ -23,6 +28,20 @@ from checker.grading.report import FAIL, PASS, CheckResult
 
 NAME = "no-grader-access"
 
+# The modules a checked file may import (their submodules too, but DENIED_SUBMODULES): what every fix the course
+# knows imports, and the plain standard modules beside them that reach neither the interpreter nor the system.
+# Not `operator` (attrgetter) or `string` (Formatter.get_field): each looks attributes up by a string.
+IMPORTABLE = {
+    "torch", "numpy", "math", "cmath", "bisect", "copy", "dataclasses", "functools", "itertools", "collections",
+    "typing", "typing_extensions", "enum", "abc", "numbers", "contextlib", "logging", "warnings", "time", "timeit",
+    "zlib", "random", "statistics", "re", "json", "heapq", "__future__",
+}
+# Submodules of importable modules that read code or import modules by a string, or reach the system.
+DENIED_SUBMODULES = {"logging.config", "logging.handlers", "torch.utils.cpp_extension", "torch.package", "torch.hub",
+                     "torch.multiprocessing", "torch._dynamo.test_case", "torch.testing._internal"}
+# Timers that compile their statement from a string (`timeit.Timer`, `torch.utils.benchmark.Timer`): a string
+# there must be written out, and is read as code too; a callable is as good.
+_STATEMENT_KEYWORDS = {"stmt", "setup", "global_setup"}
 _MODULES = {  # imported by no fix; each reaches the checker, the interpreter's innards or the system
     "checker", "ctypes", "gc", "inspect", "importlib", "os", "subprocess", "socket", "multiprocessing",
     "threading", "_thread", "signal", "builtins", "pickle", "marshal", "types", "code", "codeop", "runpy",
@@ -46,32 +65,85 @@ _ATTRIBUTES = {
     "__bases__", "__base__", "__mro__", "__self__", "__func__", "__wrapped__", "__loader__", "__spec__",
     "__reduce__", "__reduce_ex__", "__setstate__", "__class_getitem__", "__init_subclass__", "__kwdefaults__",
     "__defaults__", "__import__",
+    # what evaluates a string as code or imports by name: annotations, logging's config, a timer's statement
+    "get_type_hints", "ForwardRef", "_eval_type", "dictConfig", "fileConfig", "listen", "_resolve",
+    "_getattr", "attrgetter", "locate", "_locate", "import_string", "_import_module",
 }
 
 
 _METHODS = {"modules", "open"}  # called, they are torch's and a file object's own: `module.modules()`
 
 
-def problems(source: str | None) -> list[str]:
-    """Each construct of `source` that reaches into the checker, as "line N: what"; [] for a plain file."""
+def problems(source: str | None, shipped: str | None = None) -> list[str]:
+    """Each construct of `source` that reaches into the checker, as "line N: what"; [] for a plain file.
+    `shipped`: the exercise file as shipped, whose own imports are allowed too."""
     try:
         tree = ast.parse(source or "")
     except SyntaxError:
         return []  # the import reports it, at its line
+    allowed = IMPORTABLE | _imported_by(shipped)
     called = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
+    defined = {node.name for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    timeit_names = {alias.asname or alias.name for node in ast.walk(tree) if isinstance(node, ast.Import)
+                    for alias in node.names if alias.name == "timeit"}
+    timeit_names |= {f"{alias.asname or alias.name}()" for node in ast.walk(tree)  # `from timeit import timeit`
+                     if isinstance(node, ast.ImportFrom) and node.module == "timeit" for alias in node.names}
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            found += [f"line {node.lineno}: `import {a.name}`" for a in node.names if _denied_module(a.name)]
-        elif isinstance(node, ast.ImportFrom) and (node.level or _denied_module(node.module or "")) \
-                and not _notebook_check(node):
+            found += [f"line {node.lineno}: `import {a.name}`" for a in node.names if _denied_module(a.name, allowed)]
+        elif isinstance(node, ast.ImportFrom) and _notebook_check(node):
+            continue
+        elif isinstance(node, ast.ImportFrom) and (node.level or _denied_module(node.module or "", allowed)):
             found.append(f"line {node.lineno}: `from {'.' * node.level}{node.module or ''} import ...`")
+        elif isinstance(node, ast.ImportFrom):  # each name it brings in is an attribute of the module
+            found += [f"line {node.lineno}: `from {node.module} import {a.name}`" for a in node.names
+                      if a.name == "*" or a.name in _ATTRIBUTES | _MODULES | _BUILTINS
+                      or _denied_module(f"{node.module}.{a.name}", allowed)]
         elif isinstance(node, ast.Name) and node.id in _BUILTINS:
             found.append(f"line {node.lineno}: `{node.id}`")
         elif isinstance(node, ast.Attribute) and node.attr in _ATTRIBUTES \
                 and not (node.attr in _METHODS and id(node) in called):
             found.append(f"line {node.lineno}: `.{node.attr}`")
+        elif isinstance(node, ast.MatchClass):  # `case C(attr=p)` reads `subject.attr`
+            found += [f"line {node.lineno}: `case ...({name}=...)`" for name in node.kwd_attrs if name in _ATTRIBUTES]
+        if isinstance(node, ast.Call) and _runs_its_strings(node.func, timeit_names):
+            found += _statement_problems(node, shipped, defined)
     return sorted(set(found), key=lambda text: int(text.split()[1].rstrip(":")))
+
+
+def _runs_its_strings(func: ast.AST, timeit_names: set[str]) -> bool:
+    """A timer's constructor (`timeit.Timer`, `benchmark.Timer`), or the timeit module's `timeit` or `repeat`."""
+    if isinstance(func, ast.Name):
+        return func.id == "Timer" or f"{func.id}()" in timeit_names
+    return isinstance(func, ast.Attribute) and (func.attr == "Timer" or (
+        func.attr in ("timeit", "repeat") and isinstance(func.value, ast.Name) and func.value.id in timeit_names))
+
+
+def _statement_problems(call: ast.Call, shipped: str | None, defined: set[str]) -> list[str]:
+    """A timer's statement and setup: a string written out (read as code too), a lambda, or a function of the
+    file; anything else may be a string made at run time."""
+    statements = call.args[:2] + [k.value for k in call.keywords if k.arg in _STATEMENT_KEYWORDS]
+    found = []
+    for statement in statements:
+        if isinstance(statement, ast.Constant) and isinstance(statement.value, str):
+            found += [f"line {call.lineno}: in the timer's statement, {problem.split(': ', 1)[1]}"
+                      for problem in problems(statement.value, shipped)]
+        elif not (isinstance(statement, ast.Lambda) or (isinstance(statement, ast.Name) and statement.id in defined)):
+            found.append(f"line {call.lineno}: a timer's statement that is not written out in the file")
+    return found
+
+
+def _imported_by(shipped: str | None) -> set[str]:
+    """The top-level modules the shipped exercise file imports (a vendored kernel package, tried and missed)."""
+    try:
+        tree = ast.parse(shipped or "")
+    except SyntaxError:
+        return set()
+    names = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    names |= {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module
+              and not node.level}
+    return {name.split(".")[0] for name in names} - _MODULES
 
 
 def _notebook_check(node: ast.ImportFrom) -> bool:
@@ -79,12 +151,14 @@ def _notebook_check(node: ast.ImportFrom) -> bool:
     return node.module == "checker.notebook" and [(a.name, a.asname) for a in node.names] == [("check", None)]
 
 
-def _denied_module(name: str) -> bool:
-    return name.split(".")[0] in _MODULES
+def _denied_module(name: str, allowed: set[str]) -> bool:
+    parts = name.split(".")
+    return parts[0] not in allowed or parts[0] in _MODULES \
+        or any(".".join(parts[:length]) in DENIED_SUBMODULES for length in range(2, len(parts) + 1))
 
 
-def gate_check(source: str | None) -> CheckResult:
-    found = problems(source)
+def gate_check(source: str | None, shipped: str | None = None) -> CheckResult:
+    found = problems(source, shipped)
     if not found:
         return CheckResult(NAME, PASS, "the file uses nothing that reaches into the checker")
     shown = "; ".join(found[:5]) + (f"; and {len(found) - 5} more" if len(found) > 5 else "")

@@ -187,7 +187,7 @@ def _decide(exercise: Exercise, path: str, trials: Trials, ref: dict[str, Any], 
         checks += contract_checks(exercise, payloads, ref, verdict, source if source is not None else read_source(path),
                                   _shipped(exercise))
 
-    gate = gate_check(source if source is not None else read_source(path))
+    gate = gate_check(source if source is not None else read_source(path), _shipped(exercise, always=True))
     checks += [gate] if gate.status != PASS else []  # a guard, not part of the task: named only when it fails
     breaks = _graph_breaks(default, fullgraph)
     status = ERROR if any(c.status == ERROR for c in checks) else FAIL if any(c.status == FAIL for c in checks) else PASS
@@ -433,8 +433,9 @@ def _learner_output(trials: Trials) -> str:
     return output.encode("utf-8")[:end].decode("utf-8", errors="replace") if end is not None else output
 
 
-def _shipped(exercise: Exercise) -> str | None:
-    """The exercise file as shipped, for contracts that compare a function with it."""
-    if not any(c.file_has.startswith("unchanged ") for c in exercise.contracts):
+def _shipped(exercise: Exercise, always: bool = False) -> str | None:
+    """The exercise file as shipped: for contracts that compare a function with it, and (`always`) for the gate,
+    which allows the modules it imports."""
+    if not always and not any(c.file_has.startswith("unchanged ") for c in exercise.contracts):
         return None
-    return read_source(exercise.original_path)
+    return read_source(exercise.original_path) if os.path.isfile(exercise.original_path) else None

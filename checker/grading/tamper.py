@@ -81,6 +81,18 @@ def _functions(namespace: dict[str, Any], prefix: str) -> dict[str, tuple[Any, t
     return states
 
 
+def _polyfill_handlers() -> dict[Any, Any]:
+    """Dynamo's table of substitute_in_graph polyfills, original -> handler (torch 2.8 to 2.15); {} if none."""
+    from torch._dynamo.variables import PolyfilledFunctionVariable
+
+    handlers = getattr(PolyfilledFunctionVariable, "_get_polyfill_handlers", None)
+    return handlers() if handlers is not None else {}
+
+
+def _name(value: Any) -> str:
+    return f"{getattr(value, '__module__', None) or 'builtins'}.{getattr(value, '__qualname__', type(value).__name__)}"
+
+
 def _namespaces() -> dict[str, dict[str, Any]]:
     """Every watched namespace by its dotted name: modules by name, classes by module and qualname."""
     spaces = {name: vars(sys.modules.get(name) or importlib.import_module(name)) for name in WATCHED_MODULES}
@@ -97,6 +109,7 @@ class Snapshot:
     stance: str
     functions: dict[str, tuple[Any, tuple[int, ...]]]  # dotted name -> (function, its code, defaults, cells)
     checker_globals: dict[str, dict[str, int]]  # checker module -> global name -> id() of its value
+    substituted: set[int]  # id() of every function Dynamo already traces a polyfill of (substitute_in_graph)
 
     @classmethod
     def take(cls) -> Snapshot:
@@ -113,11 +126,14 @@ class Snapshot:
         checker_globals = {name: {key: id(value) for key, value in vars(sys.modules[name]).items()
                                   if not key.startswith("__")} for name in CHECKER_MODULES}
         return cls(identities=identities, class_members=class_members, config=engine.config_snapshot(),
-                   stance=eval_frame._stance.stance, functions=functions, checker_globals=checker_globals)
+                   stance=eval_frame._stance.stance, functions=functions, checker_globals=checker_globals,
+                   substituted={id(original) for original in _polyfill_handlers()})
 
     def findings(self, allowed_config: tuple[str, ...], entry: Any,
-                 config_changed_while_compiling: list[str] = (), stances_while_compiling: list[str] = ()) -> list[str]:
-        """What changed since the snapshot, one sentence each; empty when nothing was switched off."""
+                 config_changed_while_compiling: list[str] = (), stances_while_compiling: list[str] = (),
+                 substitutes_allowed: bool = False) -> list[str]:
+        """What changed since the snapshot, one sentence each; empty when nothing was switched off.
+        `substitutes_allowed`: the exercise teaches substitute_in_graph, so a new polyfill is a fix, not a finding."""
         found = []
         replaced = set()
         for space, namespace in _namespaces().items():
@@ -145,6 +161,13 @@ class Snapshot:
         stances = {eval_frame._stance.stance, *stances_while_compiling} - {"default"}
         if stances:
             found.append(f"changed the compile stance to {', '.join(sorted(stances))} (torch.compiler.set_stance)")
+        # A polyfill of `print`, `warnings.warn` or a clock makes Dynamo trace something else in their place: the
+        # break's cause is switched off for every compiled call, as a config key would, not taken out of the code.
+        substituted = sorted({_name(original) for original in _polyfill_handlers()
+                              if id(original) not in self.substituted and not hasattr(original, "__torch_dynamo_polyfill__")})
+        if substituted and not substitutes_allowed:
+            found.append(f"substituted {', '.join(substituted)} in what Dynamo traces (torch.compiler.substitute_in_graph), "
+                         "which this exercise does not teach")
         if getattr(entry, "_torchdynamo_disable", False):
             found.append("wrapped the function in torch.compiler.disable / torch._dynamo.disable")
         return found

@@ -57,6 +57,7 @@ class _File:
     loggers: set[str] = field(default_factory=set)  # module-level `x = logging.getLogger(...)`
     hatched: set[str] = field(default_factory=set)  # the file's functions and classes handed to KEEP_DYNAMO_OUT
     applied: set[str] = field(default_factory=set)  # its autograd.Functions named other than as a base
+    wraps: dict[str, set[str]] = field(default_factory=dict)  # module-level `y = wrapper(f)` -> {"f"}: y calls f
     left_out: set[str] = field(default_factory=set)  # resolved names in LEFT_OUT_SETS
     found_methods: dict[tuple[str, tuple[str, ...]], list] = field(default_factory=dict)  # _methods, once each
 
@@ -109,6 +110,68 @@ def untraced_problem(source: str, entry: str, names: str) -> str | None:
     return None
 
 
+def reached_problem(source: str, entry: str, names: str) -> str | None:
+    """None when the code traced from `entry` calls one of `names` (joined by '|'; a class's name for building
+    one, `C.apply` for an autograd.Function); else why not. What a task asks to keep using."""
+    traced = _traced(source, entry)
+    if isinstance(traced, str):
+        return traced
+    wanted = names.split("|")
+    if any(name in wanted or name.split(".")[0] in wanted for name, _ in traced.called):  # `Boxes.from_rows(...)`
+        return None
+    shown = " or ".join(f"`{name}`" for name in wanted)
+    return f"the code torch.compile traces from `{entry}` never calls {shown}: keep using it there."
+
+
+def hatch_problem(source: str, entry: str, names: str) -> str | None:
+    """None when one of `names` (joined by '|') is called where it takes effect: in the file's module-level
+    statements (a decorator of a module-level definition or of its methods included), or in the code traced
+    from `entry`; a call in a function nothing calls, or under a module-level `if`, does not count."""
+    traced = _traced(source, entry)
+    if isinstance(traced, str):
+        return traced
+    wanted = set(names.split("|"))
+    if wanted & ({name for name, _ in traced.called} | _module_level_calls(traced.file, ast.parse(source))):
+        return None
+    return (f"the file calls none of {', '.join(f'`{name}`' for name in sorted(wanted))} where it takes effect "
+            f"(at module level, or in the code torch.compile traces from `{entry}`).")
+
+
+def _traced(source: str, entry: str) -> _Tracer | str:
+    """The tracer after its walk from `entry`, or why the text cannot be followed."""
+    try:
+        file = _read_file(ast.parse(source))
+    except (SyntaxError, ValueError):
+        return "needs the file to parse first"
+    except (RecursionError, MemoryError):
+        return _UNREADABLE
+    starts = _entry_functions(file, entry)
+    if not starts:
+        return (f"the grader cannot find in the file's text the code of `{entry}` (a module-level function, or a "
+                "module-level instance of a class of the file), so nothing shows what it traces.")
+    tracer = _Tracer(file, set())
+    try:
+        tracer.references(starts)
+    except RecursionError:
+        return _UNREADABLE
+    return tracer
+
+
+def _module_level_calls(file: _File, tree: ast.Module) -> set[str]:
+    """What the module's own statements call when it is imported: not a function's body (unless it is a
+    decorator's), not a branch of a module-level `if`, `while` or `try`."""
+    called = set()
+    for statement in tree.body:
+        definitions = [statement] + (statement.body if isinstance(statement, ast.ClassDef) else [])
+        for definition in definitions:
+            if isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                called |= {file.resolve(d.func if isinstance(d, ast.Call) else d) for d in definition.decorator_list}
+        if isinstance(statement, (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.With)):
+            roots = statement.items if isinstance(statement, ast.With) else [statement]
+            called |= {file.resolve(node.func) for root in roots for node in ast.walk(root) if isinstance(node, ast.Call)}
+    return called - {""}
+
+
 def resolver(tree: ast.Module) -> Callable[[ast.AST], str]:
     """The file's dotted names as Python would resolve them, import aliases spelled out: node -> name."""
     return _read_file(tree).resolve
@@ -139,7 +202,10 @@ def _read_file(tree: ast.Module) -> _File:
             file.aliases.update({t.id: file.resolve(node.value) for t in node.targets if isinstance(t, ast.Name)})
         elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
             made = file.resolve(node.value.func)
+            wrapped = {arg.id for arg in node.value.args if isinstance(arg, ast.Name)}
             for target in node.targets:
+                if isinstance(target, ast.Name) and wrapped:
+                    file.wraps[target.id] = wrapped
                 if isinstance(target, ast.Name) and made == "logging.getLogger":
                     file.loggers.add(target.id)
                 elif isinstance(target, ast.Name) and made:
@@ -250,6 +316,7 @@ class _Tracer:
         # (function, its class, the function it decorates, the parameter that function is passed as)
         self.queue: list[tuple[ast.AST, str | None, ast.AST | None, str | None]] = []
         self.found: list[tuple[str, int]] = []
+        self.called: list[tuple[str, int]] = []  # every call's callee, resolved (`Boxes`, `RMSNormFunction.apply`)
         self.live_classes: set[str] = set()
 
     def references(self, starts: list[tuple[ast.AST, str | None]]) -> list[tuple[str, int]]:
@@ -368,6 +435,7 @@ class _Tracer:
                 if self._left_out(node.func):
                     skipped |= {id(sub) for sub in ast.walk(node.func)}
                     continue
+                self.called.append((self.file.resolve(node.func), node.lineno))
                 self._follow_call(node)
             if isinstance(node, (ast.Name, ast.Attribute)) and id(node) not in skipped:
                 name = self.file.resolve(node)
@@ -387,6 +455,10 @@ class _Tracer:
         head, _, method = name.rpartition(".")
         if not self.enter_hatched and (name in self.file.hatched or head in self.file.hatched):
             return
+        for wrapped in self.file.wraps.get(name, ()):  # `y = nonstrict_trace(f)`, `y = partial(f, ...)`: y calls f
+            if wrapped in self.file.functions and (self.enter_hatched or wrapped not in self.file.hatched):
+                self.called.append((wrapped, call.lineno))
+                self._enqueue_function(self.file.functions[wrapped], None)
         if self.parameter and name == self.parameter and self.decorated is not None:
             self.queue.append((self.decorated, self.owner, None, None))
         elif name in self.file.functions:

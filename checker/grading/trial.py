@@ -170,8 +170,8 @@ def run_trial(exercise: Exercise, path: str, mode: str, snapshot: tamper.Snapsho
             diagnosis = engine.diagnose(entry, calls, mode, focus_file=path, config_baseline=snapshot.config if snapshot else None)
     except BaseException as err:  # noqa: BLE001 - e.g. SystemExit raised from inside the entry
         return {"mode": mode, "stage": "call", "error": _describe(err, path)}
-    findings = snapshot.findings(exercise.allowed_config, entry, diagnosis.config_changed,
-                                 diagnosis.stances) if snapshot else []
+    findings = snapshot.findings(exercise.allowed_config, entry, diagnosis.config_changed, diagnosis.stances,
+                                 exercise.teaches_substitution) if snapshot else []
     trial = {
         "mode": mode,
         "stage": "done",
