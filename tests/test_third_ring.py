@@ -582,3 +582,22 @@ def test_an_operation_left_unused_in_the_graph_does_not_hold_a_structure_contrac
     dead = replay.live_targets(record)
     assert "item" in {replay.op_name(name) for name in live}
     assert "item" not in {replay.op_name(name) for name in dead}
+
+
+def test_a_polyfill_of_the_breaks_cause_is_a_switch_not_a_fix(tmp_path):
+    """substitute_in_graph on `print` makes Dynamo trace a twin that prints nothing: the break's cause is switched
+    off for every compiled call, as a config key would, and the print stays in the code. Where the exercise does
+    not teach the hatch, the tamper check names it (the polyfill table, compared with its state before the
+    import); where it does (bisect-polyfill), the reference fix passes."""
+    from checker.grading.strict import check_file
+
+    exercise = find_exercise("eager-only-print")
+    polyfill = ("import torch\n\n\n@torch.compiler.substitute_in_graph(print, skip_signature_check=True)\n"
+                "def _quiet(*args, **kwargs):\n    return None\n\n\n")
+    attempt = tmp_path / exercise.file
+    attempt.write_text(polyfill + exercise.exercise_path.read_text())
+    report = check_file(exercise, attempt)
+    switched = next(check for check in report.checks if check.name == "nothing-switched-off")
+    assert report.status == "fail" and switched.status == "fail" and "substituted builtins.print" in switched.message
+    bisect = find_exercise("bisect-polyfill")
+    assert check_file(bisect, bisect.solution_path).status == "pass"

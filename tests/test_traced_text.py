@@ -97,6 +97,22 @@ HIDDEN = {
                                   PRINTED.replace("print(", "Show(")),
     "the else of a compiling test": ("", "",
                                      f"if torch.compiler.is_compiling():\n        pass\n    else:\n        {PRINTED}"),
+    "a lambda in a module global": ("say = lambda *parts: print(*parts)\n\n\n", "", PRINTED.replace("print(", "say(")),
+    "a static method": ("class Out:\n    @staticmethod\n    def show(*parts):\n        print(*parts)\n\n\n", "",
+                        PRINTED.replace("print(", "Out.show(")),
+    "a factory's closure": ("def make():\n    def show(*parts):\n        print(*parts)\n    return show\n\n\n"
+                            "show = make()\n\n\n", "", PRINTED.replace("print(", "show(")),
+    "a method of an object the reading cannot type": (
+        "class Out:\n    def emit(self, *parts):\n        print(*parts)\n\n\ndef out():\n    return Out()\n\n\n", "",
+        PRINTED.replace("print(", "out().emit(")),
+    "an object's __call__ picked from a tuple": (
+        "class Show:\n    def __call__(self, *parts):\n        print(*parts)\n\n\nsay = (Show(),)[0]\n\n\n", "",
+        PRINTED.replace("print(", "say(")),
+    "a dict of functions": ('SHOW = {"p": print}\n\n\n', "", PRINTED.replace("print(", 'SHOW["p"](')),
+    "a class attribute": ("class Out:\n    show = print\n\n\n", "", PRINTED.replace("print(", "Out.show(")),
+    "a tuple unpacked": ("say, = (print,)\n\n\n", "", PRINTED.replace("print(", "say(")),
+    "functools.partial": ("import functools\nsay = functools.partial(print)\n\n\n", "",
+                          PRINTED.replace("print(", "say(")),
     "an is_compiling() that is not the first test of an or": (
         "", "", f"if torch.compiler.is_compiling() or True:\n        {PRINTED}"),
 }
@@ -222,7 +238,8 @@ HELD = ("self.down = nn.Linear(hidden, dim)", "self.down = nn.Linear(hidden, dim
 # Ways to reach the vendored forward, and its import, that are not `RMSNormFunction.apply` spelled out.
 APPLY_HIDDEN = {
     "the class held by the module": [HELD, ("RMSNormFunction.apply(x", "self.fn.apply(x")],
-    "an alias of the class": [("class Block", "F = RMSNormFunction\n\n\nclass Block"), ("RMSNormFunction.apply(x", "F.apply(x")],
+    "an alias of the class": [("class Block", "F = RMSNormFunction\n\n\nclass Block"),
+                              ("RMSNormFunction.apply(x", "F.apply(x")],
     "an alias of apply": [("class Block", "norm = RMSNormFunction.apply\n\n\nclass Block"),
                           ("RMSNormFunction.apply(x", "norm(x")],
     "a subclass that keeps the forward": [("class Block", "class Sub(RMSNormFunction):\n    pass\n\n\nclass Block"),
@@ -251,11 +268,13 @@ def test_a_hatch_keeps_the_import_out_but_not_an_effect():
     imported = solution.replace("torch.compiler.allow_in_graph(RMSNormFunction)",
                                 "from torch.compiler import allow_in_graph\nallow_in_graph(RMSNormFunction)")
     subclass = (ROOT / "tests/alternatives/fused-norm-allow-in-graph__subclass_forward.py").read_text()
-    held_subclass = _edited(subclass, [HELD, ("RMSNormWithoutKernel.apply(x", "self.fn.apply(x")], "RMSNormWithoutKernel")
+    held_subclass = _edited(subclass, [HELD, ("RMSNormWithoutKernel.apply(x", "self.fn.apply(x")],
+                            "RMSNormWithoutKernel")
     for fix in (held, imported, held_subclass):
         assert untraced_problem(fix, FUSED_NORM.entry, "import") is None
     # A print under the same hatch would run only when the graph is made: the reading still counts it.
-    printing = solution.replace("ctx.save_for_backward(x, weight, rstd)", "print(x.shape)\n        ctx.save_for_backward(x, weight, rstd)")
+    saved = "ctx.save_for_backward(x, weight, rstd)"
+    printing = solution.replace(saved, f"print(x.shape)\n        {saved}")
     assert "`print`" in untraced_problem(printing, FUSED_NORM.entry, "print|import")
 
 
@@ -296,3 +315,33 @@ def test_a_dataclass_nothing_builds_keeps_no_boxes():
     assert _check(exercise, built, solution).status == PASS
     kept = "\n".join(line for line in solution.splitlines() if "Boxes(" not in line or "class " in line)
     assert "never calls `Boxes`" in _check(exercise, built, kept).message
+
+
+GUARD = "if not torch.compiler.is_compiling():"
+# The solution's guard kept, with what makes the definition the reading follows not the code that runs.
+NOT_WHAT_RUNS = {
+    "the entry bound again": ("", "\n\ncausal_attention = print\n"),
+    "the entry defined again in a branch": ("", "\n\nif True:\n    def causal_attention(q, k, v):\n        print(q)\n"
+                                                "        return q\n"),
+    "a decorator the reading cannot follow": ("@(lambda f: f)\n", ""),
+}
+
+
+@pytest.mark.parametrize("how", NOT_WHAT_RUNS)
+def test_a_definition_that_may_not_be_what_runs_fails_closed(how):
+    decorator, after = NOT_WHAT_RUNS[how]
+    solution = EAGER_ONLY_PRINT.solution_path.read_text()
+    assert untraced_problem(solution, "causal_attention", "print") is None
+    source = solution.replace("\ndef causal_attention(", f"\n{decorator}def causal_attention(", 1) + after
+    assert "cannot" in untraced_problem(source, "causal_attention", "print"), how
+
+
+@pytest.mark.parametrize("guard", [
+    "compiling = torch.compiler.is_compiling()\n    compiling = False\n    if not compiling:",  # bound again
+    "torch = None\n    if not torch.compiler.is_compiling():",  # a local `torch`: not the module's test
+])
+def test_a_guard_that_may_not_test_compiling_is_no_guard(guard):
+    solution = EAGER_ONLY_PRINT.solution_path.read_text()
+    assert GUARD in solution
+    problem = untraced_problem(solution.replace(GUARD, guard, 1), "causal_attention", "print")
+    assert problem is not None and "`print`" in problem

@@ -23,7 +23,7 @@ every contract's words to its task), and the report shows them when the check fa
              imported; a decorator counts), `unchanged NAME` (a module-level function or class as the exercise
              ships it) or `untraced NAMES` (none of NAMES, joined by `|`, in the code torch.compile traces from
              the entry, outside eager-only branches: `print`, `copy.deepcopy`, `time.*` for a module's every
-             name, `.requires_grad_` for a method, `class` for a class statement; grading/traced_text.py) or
+             name, `.requires_grad_` for a method, `class` for a class statement, `import`; grading/traced_text.py) or
              `config NAME` (`torch._dynamo.config.NAME` turned on, by assignment or `config.patch`) or
              `reaches NAMES` (one of NAMES called in the code traced from the entry: what the task keeps using)
              or `hatch NAMES` (one of NAMES called where it takes effect: a module-level statement or

@@ -96,8 +96,8 @@ class Exercise:
     @property
     def teaches_substitution(self) -> bool:
         """A fix may polyfill a library function (substitute_in_graph): one of its contracts asks for the hatch."""
-        return any(c.file_has.startswith("hatch ") and "torch.compiler.substitute_in_graph" in c.file_has.split()[1].split("|")
-                   for c in self.contracts)
+        return any(c.file_has.startswith("hatch ")
+                   and "torch.compiler.substitute_in_graph" in c.file_has.split()[1].split("|") for c in self.contracts)
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,8 @@ from checker.course.manifest import Exercise
 from checker.grading.plain import output_difference
 from checker.grading.replay import op_name
 from checker.grading.report import FAIL, PASS, SKIP, CheckResult
-from checker.grading.traced_text import hatch_problem, reached_problem, resolver, untraced_problem
+from checker.grading.file_text import LEFT_OUT_SETS, resolver
+from checker.grading.traced_text import hatch_problem, reached_problem, untraced_problem
 
 _EFFECT_WORDS = {"stdout": "printed", "warnings": "warned", "logs": "logged"}
 
@@ -30,7 +31,7 @@ def contract_checks(exercise: Exercise, payloads: dict[str, Any], ref: dict[str,
         if contract.kind == "graded-by":
             continue
         if contract.kind == "structure":
-            problem = _structure_problem(contract, exercise.entry, verdict, source, original)
+            problem = _structure_problem(contract, exercise.entry, verdict, source, original, exercise.allowed_config)
         else:
             problem = _observed_problem(exercise, contract, payloads, ref)
         if problem is None:
@@ -152,7 +153,7 @@ _KIND_PROBLEMS = {"effects": _effects_problem, "raises": _raises_problem, "state
 # --- structure: the grader's own reading ------------------------------------------------------------
 
 def _structure_problem(contract: Contract, entry: str, verdict: Any, source: str | None,
-                       original: str | None) -> str | None:
+                       original: str | None, allowed_config: tuple[str, ...] = ()) -> str | None:
     if contract.graph_holds:
         if isinstance(verdict, dict) and verdict.get("status") == FAIL:
             return "needs the grader's replay of the graph to pass first"
@@ -167,7 +168,8 @@ def _structure_problem(contract: Contract, entry: str, verdict: Any, source: str
                 "where it runs when the graph runs.")
     kind, name = contract.file_has.split()
     if kind == "untraced":
-        return untraced_problem(source or "", entry, name)
+        honoured = tuple(key for key in LEFT_OUT_SETS if key in allowed_config)  # another would be switched off
+        return untraced_problem(source or "", entry, name, honoured)
     if kind == "reaches":
         return reached_problem(source or "", entry, name)
     if kind == "hatch":

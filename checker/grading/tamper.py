@@ -163,11 +163,12 @@ class Snapshot:
             found.append(f"changed the compile stance to {', '.join(sorted(stances))} (torch.compiler.set_stance)")
         # A polyfill of `print`, `warnings.warn` or a clock makes Dynamo trace something else in their place: the
         # break's cause is switched off for every compiled call, as a config key would, not taken out of the code.
-        substituted = sorted({_name(original) for original in _polyfill_handlers()
-                              if id(original) not in self.substituted and not hasattr(original, "__torch_dynamo_polyfill__")})
+        substituted = sorted({_name(original) for original in _polyfill_handlers()  # not the wrappers it adds
+                              if id(original) not in self.substituted
+                              and not hasattr(original, "__torch_dynamo_polyfill__")})
         if substituted and not substitutes_allowed:
-            found.append(f"substituted {', '.join(substituted)} in what Dynamo traces (torch.compiler.substitute_in_graph), "
-                         "which this exercise does not teach")
+            found.append(f"substituted {', '.join(substituted)} in what Dynamo traces "
+                         "(torch.compiler.substitute_in_graph), which this exercise does not teach")
         if getattr(entry, "_torchdynamo_disable", False):
             found.append("wrapped the function in torch.compiler.disable / torch._dynamo.disable")
         return found

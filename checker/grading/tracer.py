@@ -1,0 +1,291 @@
+"""A walk over the code torch.compile traces from an entry, read from the file's text (grading/file_text.py).
+
+From the entry, the code Dynamo would trace:
+  - the entry function's body, or for a module-level instance `x = C(...)` its class's `forward`, and the
+    `forward` of every class of the file that `C.__init__` builds (submodules);
+  - the file's functions and classes that code calls, by name (`helper(...)`, `self.method(...)`, `C.method(...)`,
+    `Class(...)` for its `__init__`, `__enter__` and `__exit__`, a property read or set), through a decorator
+    of the file (its body, with a call of its parameter taken as a call of the decorated function), and a
+    module-level name bound to an expression (a lambda, a factory's result, a wrapped function): that expression;
+  - `C.apply(...)` of an autograd.Function of the file: its `forward` and `backward`, which Dynamo traces (on a
+    receiver the text cannot type, those of every autograd.Function the file names other than as a base);
+  - not an eager-only branch: the body of `if not torch.compiler.is_compiling():` (or `is_dynamo_compiling`,
+    `torch._dynamo.is_compiling`, a local name bound once to one of them, the first operand of an `and`), the
+    `else` of `if is_compiling():`, and what follows an `if is_compiling():` whose body returns or raises;
+  - not a call Dynamo leaves out of the trace: a function the file's module-level code adds to one of
+    file_text.LEFT_OUT_SETS that the exercise allows, with `logging.Logger.info` there covering `info` on every
+    module-level logger;
+  - with `enter_hatched` False, not code the file hands to a hatch that keeps Dynamo out.
+It over-approximates where the text cannot say (a nested function's body counts; a method call on an object of
+unknown type counts every class of the file with a method of that name), so that a construct the text shows is
+never looked past; and it notes where the definition it reads may not be the code that runs (a name bound twice,
+a decorator it cannot follow), which the constructs take as a failure.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from checker.grading.file_text import FileText, class_methods, is_call_of, local_stores, unreadable_decorators
+
+EAGER_ONLY_TESTS = {"torch.compiler.is_compiling", "torch.compiler.is_dynamo_compiling", "torch._dynamo.is_compiling",
+                    "torch._utils.is_compiling"}
+SUBMODULE_METHODS = ("forward", "__call__")
+_BUILT_METHODS = ("__init__", "__post_init__", "__enter__", "__exit__")
+_FUNCTION_METHODS = ("forward", "backward")  # an autograd.Function's, traced by Dynamo on `.apply`
+
+
+def entry_functions(file: FileText, entry: str) -> list[tuple[ast.AST, str | None]]:
+    if entry in file.functions:
+        return [(file.functions[entry], None)]
+    made = file.instances.get(entry)
+    if made in file.classes and file.bindings.get(entry, 0) == 1:
+        return [(method, made) for method in class_methods(file, made, SUBMODULE_METHODS)]
+    return []
+
+
+
+
+class Tracer:
+    """A walk over the code Dynamo would trace, yielding (resolved name, line) for every name it refers to."""
+
+    def __init__(self, file: FileText, branched_on: set[str], enter_hatched: bool = True):
+        self.file = file
+        self.enter_hatched = enter_hatched  # False: code handed to a hatch is not traced
+        self.branched_on = branched_on  # module-level names a branch of the traced code may not read
+        self.seen: set[int] = set()
+        # (function, its class, the function it decorates, the parameter that function is passed as)
+        self.queue: list[tuple[ast.AST, str | None, ast.AST | None, str | None]] = []
+        self.found: list[tuple[str, int]] = []
+        self.called: list[tuple[str, int]] = []  # every call's callee, resolved (`Boxes`, `RMSNormFunction.apply`)
+        self.unreadable = ""  # why the text cannot show what is traced: a name bound twice, an unknown decorator
+        self.values_followed: set[str] = set()  # module-level names bound to an expression, followed once each
+        self.live_classes: set[str] = set()
+
+    def references(self, starts: list[tuple[ast.AST, str | None]]) -> list[tuple[str, int]]:
+        self.queue = [(function, owner, None, None) for function, owner in starts]
+        for _, owner in starts:
+            self._use_class(owner)
+        while self.queue:
+            function, self.owner, self.decorated, self.parameter = self.queue.pop(0)
+            if id(function) in self.seen:
+                continue
+            self.seen.add(id(function))
+            self.unreadable = self.unreadable or self._unreadable(function)
+            self.compiling: set[str] = set()  # local names bound to is_compiling() in this function
+            self.derived: dict[str, str] = {}  # local name -> the branched-on global it was computed from
+            self.stores = local_stores(function)  # local name -> how many times this function binds it
+            self._block(function.body)
+        return self.found
+
+    def _unreadable(self, function: ast.AST) -> str:
+        """Why this definition may not be the code that runs: its name, or its class's, bound more than once
+        at module level; a decorator the reading cannot follow."""
+        for name in (self.owner, getattr(function, "name", None) if self.owner is None else None):
+            if name in self.file.functions or name in self.file.classes:
+                if self.file.bindings.get(name, 0) > 1:
+                    return (f"the file binds `{name}` more than once, so the grader cannot tell which of its "
+                            "definitions runs, nor what it traces.")
+        return unreadable_decorators(self.file, function) or (
+            unreadable_decorators(self.file, self.file.classes[self.owner]) if self.owner in self.file.classes else "")
+
+    def _use_class(self, name: str | None) -> None:
+        """A class whose code the trace reaches: its submodules' forward is traced too."""
+        if name is None or name in self.live_classes or name not in self.file.classes:
+            return
+        self.live_classes.add(name)
+        for init in class_methods(self.file, name, ("__init__",)):
+            for node in ast.walk(init):
+                if isinstance(node, ast.Call) and self.file.resolve(node.func) in self.file.classes:
+                    built = self.file.resolve(node.func)
+                    self._use_class(built)
+                    self._enqueue_forward(built)
+
+    def _enqueue_forward(self, class_name: str) -> None:
+        self.queue += [(method, class_name, None, None)
+                       for method in class_methods(self.file, class_name, SUBMODULE_METHODS)]
+
+    # --- statements, with the eager-only branches left out ---------------------------------------------
+
+    def _block(self, statements: list[ast.stmt]) -> None:
+        for statement in statements:
+            self._branch(statement)
+            if isinstance(statement, ast.If):
+                eager_only = self._eager_only(statement.test)
+                if eager_only == "body":
+                    self._expressions(statement.test)
+                    self._block(statement.orelse)
+                    continue
+                if eager_only == "else":
+                    self._block(statement.body)
+                    if statement.body and isinstance(statement.body[-1], (ast.Return, ast.Raise)):
+                        return  # what follows runs only when not compiling
+                    continue
+            if isinstance(statement, ast.Assign) and self._compiling_call(statement.value):
+                self.compiling |= {t.id for t in statement.targets  # bound once: a later `c = False` would undo it
+                                   if isinstance(t, ast.Name) and self.stores.get(t.id) == 1}
+            if isinstance(statement, ast.ClassDef):
+                self.found.append(("class", statement.lineno))
+            if isinstance(statement, (ast.Import, ast.ImportFrom)):
+                self.found.append(("import", statement.lineno))
+            self._statement(statement)
+
+    def _branch(self, statement: ast.stmt) -> None:
+        """Record a test that reads a branched-on global; follow what locals are computed from one."""
+        if not self.branched_on:
+            return
+
+        def read(node: ast.AST) -> str:
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.Name) and (sub.id in self.branched_on or sub.id in self.derived):
+                    return self.derived.get(sub.id, sub.id)
+            return ""
+
+        if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and statement.value is not None:
+            source = read(statement.value)
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            for target in targets:
+                for name in ast.walk(target):
+                    if isinstance(name, ast.Name) and source:
+                        self.derived[name.id] = source
+        tests = [statement.test] if isinstance(statement, (ast.If, ast.While, ast.Assert)) else []
+        own = [value for name, value in ast.iter_fields(statement)  # not the statements nested in it
+               if isinstance(value, ast.AST) and name not in ("body", "orelse", "finalbody", "handlers")]
+        tests += [node.test for root in own for node in ast.walk(root) if isinstance(node, ast.IfExp)]
+        for test in tests:
+            if read(test):
+                self.found.append((f"branch-on:{read(test)}", test.lineno))
+
+    def _statement(self, statement: ast.stmt) -> None:
+        for name, value in ast.iter_fields(statement):
+            items = value if isinstance(value, list) else [value]
+            if items and all(isinstance(item, ast.stmt) for item in items) and name in ("body", "orelse", "finalbody"):
+                self._block(items)
+            elif name == "handlers":
+                for handler in items:
+                    self._block(handler.body)
+            else:
+                for item in items:
+                    if isinstance(item, ast.AST):
+                        self._expressions(item)
+
+    def _eager_only(self, test: ast.expr) -> str:
+        """"body" when the branch runs only eagerly, "else" when its else-branch does, "" otherwise."""
+        def compiling(node: ast.AST) -> bool:
+            return self._compiling_call(node) or (isinstance(node, ast.Name) and node.id in self.compiling)
+
+        def not_compiling(node: ast.AST) -> bool:
+            return isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and compiling(node.operand)
+
+        if not_compiling(test) or (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)
+                                   and any(not_compiling(value) for value in test.values)):
+            return "body"
+        return "else" if compiling(test) else ""
+
+    def _compiling_call(self, node: ast.AST) -> bool:
+        """`torch.compiler.is_compiling()` and its kin, where the name it starts from is not a local or a
+        parameter of this function (a parameter named `torch` could be anything)."""
+        if not is_call_of(self.file, node, EAGER_ONLY_TESTS):
+            return False
+        root = node.func
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        return isinstance(root, ast.Name) and root.id not in self.stores
+
+    # --- expressions: what they name, and the code of the file they call ---------------------------------
+
+    def _expressions(self, root: ast.AST) -> None:
+        skipped: set[int] = set()  # the callee nodes of calls Dynamo leaves out
+        for node in ast.walk(root):  # a lambda's body included: it may run in the trace
+            if isinstance(node, ast.Call):
+                if self._left_out(node.func):
+                    skipped |= {id(sub) for sub in ast.walk(node.func)}
+                    continue
+                self.called.append((self.file.resolve(node.func), node.lineno))
+                self._follow_call(node)
+            if isinstance(node, (ast.Name, ast.Attribute)) and id(node) not in skipped:
+                name = self.file.resolve(node)
+                if name:
+                    self.found.append((name, node.lineno))
+                self._follow_property(node)
+
+    def _left_out(self, func: ast.AST) -> bool:
+        name = self.file.resolve(func)
+        if name in self.file.left_out:
+            return True
+        head, _, method = name.rpartition(".")
+        return head in self.file.loggers and f"logging.Logger.{method}" in self.file.left_out
+
+    def _follow_call(self, call: ast.Call) -> None:
+        name = self.file.resolve(call.func)
+        head, _, method = name.rpartition(".")
+        if not self.enter_hatched and (name in self.file.hatched or head in self.file.hatched):
+            return
+        if name in self.file.bound_values and name not in self.values_followed:
+            self._follow_value(name, call.lineno)
+        if self.parameter and name == self.parameter and self.decorated is not None:
+            self.queue.append((self.decorated, self.owner, None, None))
+        elif name in self.file.functions:
+            self._enqueue_function(self.file.functions[name], None)
+        elif name in self.file.classes:
+            self._use_class(name)
+            self.queue += [(method, name, None, None) for method in class_methods(self.file, name, _BUILT_METHODS)]
+        elif method == "apply" and (head in self.file.classes or isinstance(call.func, ast.Attribute)):
+            applied = [head] if head in self.file.classes else sorted(self.file.applied)  # the receiver, or any
+            for function_class in applied:
+                if self.enter_hatched or function_class not in self.file.hatched:
+                    self.queue += [(function, function_class, None, None)
+                                   for function in class_methods(self.file, function_class, _FUNCTION_METHODS)]
+        elif self.file.instances.get(name) in self.file.classes:  # a module-level module, called
+            self._use_class(self.file.instances[name])
+            self._enqueue_forward(self.file.instances[name])
+        elif isinstance(call.func, ast.Attribute):
+            receiver = self.file.resolve(call.func.value)
+            receiver = self.file.instances.get(receiver, receiver)  # a module-level instance: its class
+            owners = ([self.owner] if receiver == "self" and self.owner else [receiver]
+                      if receiver in self.file.classes else sorted(self.file.classes))  # unknown: any class's
+            for owner in owners:
+                for method in class_methods(self.file, owner, (call.func.attr,)):
+                    self._enqueue_function(method, owner)
+
+    def _follow_value(self, name: str, line: int) -> None:
+        """A call of a module-level name bound to an expression: the expression's own calls and lambdas, and
+        every function and class of the file it names (a wrapped function, a factory, an instance's `__call__`)."""
+        self.values_followed.add(name)
+        value = self.file.bound_values[name]
+        for node in ast.walk(value):
+            named = node.id if isinstance(node, ast.Name) else ""
+            if not self.enter_hatched and named in self.file.hatched:
+                continue
+            if named in self.file.functions:
+                self.called.append((named, line))
+                self._enqueue_function(self.file.functions[named], None)
+            elif named in self.file.classes:
+                self.called.append((named, line))
+                self._use_class(named)
+                self.queue += [(method, named, None, None) for method in
+                               class_methods(self.file, named, _BUILT_METHODS + SUBMODULE_METHODS)]
+        self._expressions(value)
+
+    def _enqueue_function(self, function: ast.FunctionDef, owner: str | None) -> None:
+        decorators = [self.file.resolve(d.func if isinstance(d, ast.Call) else d) for d in function.decorator_list]
+        wrappers = [self.file.functions[d] for d in decorators if d in self.file.functions]
+        if wrappers:  # the decorator's code runs instead, and calls the decorated function through its parameter
+            for wrapper in wrappers:
+                parameter = wrapper.args.args[0].arg if wrapper.args.args else None
+                self.queue += [(inner, owner, function, parameter) for inner in ast.walk(wrapper)
+                               if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        else:
+            self.queue.append((function, owner, None, None))
+
+    def _follow_property(self, node: ast.AST) -> None:
+        if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+                and self.owner):
+            return
+        setter = isinstance(node.ctx, ast.Store)
+        for cls in [self.owner]:
+            for item in self.file.classes[cls].body:
+                if isinstance(item, ast.FunctionDef) and item.name == node.attr and item.decorator_list:
+                    is_setter = any(self.file.resolve(d).endswith(".setter") for d in item.decorator_list)
+                    if is_setter == setter:
+                        self.queue.append((item, cls, None, None))
