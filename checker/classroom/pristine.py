@@ -6,7 +6,8 @@ ones and read their text) and keeps every finished report: a check forked from i
 student's fix, or their verdict, in its own memory. So the grader starts this server first, once it has
 warmed up and before it reads anything of any student. The server forks one worker per distinct file;
 the worker reads that file alone and grades it exactly as `gbcheck check` does (strict.check_file:
-the trials and the audit, each in a sandboxed child of the worker). Its report goes straight to the
+the trials in a sandboxed child of the worker; then the audit in the worker itself, under a check's limits,
+since it forks nothing more and ends). Its report goes straight to the
 grader through a pipe the server hands over unread (SCM_RIGHTS), so no report passes through the
 server's memory either.
 
@@ -185,7 +186,7 @@ def _work(job: FileJob, exercise: Exercise, limits: sandbox.Limits, write_fd: in
             report = error_report(exercise, job.path, "The file changed while the class was being graded.")
         else:  # no other file was read here: the checks forked below find none in memory
             try:
-                report = check_file(exercise, job.path, limits, pristine=True, user=job.user)
+                report = check_file(exercise, job.path, limits, user=job.user, last=True)  # it ends after
             except Exception as err:  # noqa: BLE001 - one file's trouble is that file's error, not the class's
                 report = error_report(exercise, job.path, f"The grader could not grade this file ({type(err).__name__}: "
                                       f"{str(err)[:300]}).")

@@ -269,6 +269,11 @@ def _send(result_fd: int, result: Any) -> None:
         data = data[os.write(result_fd, data):]
 
 
+def limit_this_process(limits: Limits, results: int) -> None:
+    """A check's limits on the calling process itself, for one that ends after its last job (a class worker)."""
+    _limit_resources(limits, results)
+
+
 def _limit_resources(limits: Limits, results: int) -> None:
     inherited = _address_space_bytes()
     cap = inherited + limits.memory_mb * 1024 * 1024

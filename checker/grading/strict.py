@@ -82,11 +82,17 @@ def audit_job(exercise: Exercise, seed: draws.Seed, trials: Trials) -> sandbox.J
 
 def finish(exercise: Exercise, path: str, trials: Trials, trial_seed: int, limits: sandbox.Limits,
            hint_level: int = 0, replay_seed: int | None = None, source: str | None = None,
-           pristine: bool = False) -> Report:
+           pristine: bool = False, last: bool = False) -> Report:
     """After the trials have ended: draw the replay seed, audit, decide. `source` is the file's text as the
     grader read it before the trials began (the structure contracts read it). `pristine`: a grader that
-    forks more checks keeps no reference in its memory, where a later child could find it: it audits in a child."""
+    forks more checks keeps no reference in its memory, where a later child could find it: it audits in a child.
+    `last`: this process forks no check after this one and ends (a class worker), so it audits itself, under
+    a check's limits, and saves the fork."""
     seed = draws.Seed(trial_seed, draws.fresh_seed() if replay_seed is None else replay_seed)
+    if last:  # nothing is forked from here again: what the audit loads or starts here reaches no later check
+        sandbox.limit_this_process(limits, results=2)
+        return decide(exercise, path, trials, audit_here(exercise, seed, trials.payload("default")), hint_level,
+                      seed, source)
     # Kept out of the grader: a solution that registers an operator or a polyfill (see warm-up: a later
     # check's file would find it), and the reference's backward pass, after which (on CUDA builds, whose
     # autograd starts device threads) no child forked from the grader could run one: "Unable to handle
@@ -106,10 +112,10 @@ def reference_outcome(exercise: Exercise, limits: sandbox.Limits) -> sandbox.Out
 
 def check_file(exercise: Exercise, path: str | os.PathLike, limits: sandbox.Limits = sandbox.Limits(),
                hint_level: int = 0, seed: draws.Seed | None = None, pristine: bool = False,
-               user: int | None = None) -> Report:
+               user: int | None = None, last: bool = False) -> Report:
     """Grade one file against one exercise: run the trials, then audit and decide. `seed` repeats a check;
-    `pristine` as in `finish` (for a grader that stays up); `user`: the uid the trials run as, for a
-    grader running as root (sandbox.Job)."""
+    `pristine` and `last` as in `finish`; `user`: the uid the trials run as, for a grader running as root
+    (sandbox.Job)."""
     path = os.path.abspath(path)
     if exercise.skip:
         return skipped_report(exercise, path)
@@ -121,7 +127,7 @@ def check_file(exercise: Exercise, path: str | os.PathLike, limits: sandbox.Limi
     outcome = sandbox.run_job(trial_job(exercise, path, trial_seed, user=user,
                                         workdir=os.path.dirname(path) if user is not None else None), limits)
     return finish(exercise, path, Trials(outcome), trial_seed, limits, hint_level,
-                  None if seed is None else seed.replay, source, pristine)
+                  None if seed is None else seed.replay, source, pristine, last)
 
 
 def error_report(exercise: Exercise, path: str, message: str) -> Report:
