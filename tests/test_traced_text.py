@@ -345,3 +345,35 @@ def test_a_guard_that_may_not_test_compiling_is_no_guard(guard):
     assert GUARD in solution
     problem = untraced_problem(solution.replace(GUARD, guard, 1), "causal_attention", "print")
     assert problem is not None and "`print`" in problem
+
+
+RUN_CONTRACTS = [(exercise, contract) for exercise in load_exercises() for contract in exercise.contracts
+                 if contract.file_has.startswith("runs ")]
+
+
+def _without_calls_of(source: str, names: list[str]) -> str:
+    """The source with every statement that is a call of one of `names` (as written) turned into `pass`."""
+    import ast
+
+    lines = source.splitlines()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and ast.unparse(node.value.func) in names:
+            indent = lines[node.lineno - 1][:node.col_offset]
+            lines[node.lineno - 1] = indent + "pass"
+            for number in range(node.lineno, node.end_lineno):
+                lines[number] = ""
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("exercise,contract", RUN_CONTRACTS,
+                         ids=lambda item: getattr(item, "id", getattr(item, "name", "")))
+def test_the_effect_a_task_keeps_is_read_from_the_text_and_follows_its_deletion(exercise, contract):
+    """The print, log or warning a task keeps: every fix still calls it where the file runs it (the grader's
+    reading, beside what the checked process observes), and deleting that call fails the construct."""
+    for path in [exercise.exercise_path, *_fixes(exercise)]:
+        assert _check(exercise, contract, path.read_text()).status == PASS, path.name
+    solution = exercise.solution_path.read_text()
+    deleted = _without_calls_of(solution, contract.file_has.split()[1].split("|"))
+    assert deleted != solution
+    check = _check(exercise, contract, deleted)
+    assert check.status == FAIL and "no longer calls" in check.message

@@ -27,7 +27,9 @@ every contract's words to its task), and the report shows them when the check fa
              `config NAME` (`torch._dynamo.config.NAME` turned on, by assignment or `config.patch`) or
              `reaches NAMES` (one of NAMES called in the code traced from the entry: what the task keeps using)
              or `hatch NAMES` (one of NAMES called where it takes effect: a module-level statement or
-             decorator, or the traced code; not a function nothing calls, nor a module-level branch);
+             decorator, or the traced code; not a function nothing calls, nor a module-level branch) or
+             `runs NAMES` (one of NAMES still called where the file runs it: from the entry, eager-only
+             branches included, or at import; what an effects contract keeps);
   graded-by  the task's words are graded by a check every exercise has (`check`), on inputs that reach every
              branch: nothing more to run.
 
@@ -44,7 +46,7 @@ KINDS = ("effects", "raises", "state", "gradients", "interface", "structure", "g
 MODES = ("eager", "default", "fullgraph")
 EFFECTS = ("stdout", "warnings", "logs")
 RETURNS = ("positive-float",)
-FILE_CONSTRUCTS = ("dataclass", "call", "unchanged", "untraced", "config", "reaches", "hatch")
+FILE_CONSTRUCTS = ("dataclass", "call", "unchanged", "untraced", "config", "reaches", "hatch", "runs")
 CHECKS = ("eager-matches", "compiled-matches", "replay-matches", "no-graph-breaks", "fullgraph-compiles")
 
 

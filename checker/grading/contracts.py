@@ -18,7 +18,7 @@ from checker.grading.plain import output_difference
 from checker.grading.replay import op_name
 from checker.grading.report import FAIL, PASS, SKIP, CheckResult
 from checker.grading.file_text import LEFT_OUT_SETS, resolver
-from checker.grading.traced_text import hatch_problem, reached_problem, untraced_problem
+from checker.grading.traced_text import hatch_problem, reached_problem, runs_problem, untraced_problem
 
 _EFFECT_WORDS = {"stdout": "printed", "warnings": "warned", "logs": "logged"}
 
@@ -172,6 +172,8 @@ def _structure_problem(contract: Contract, entry: str, verdict: Any, source: str
         return untraced_problem(source or "", entry, name, honoured)
     if kind == "reaches":
         return reached_problem(source or "", entry, name)
+    if kind == "runs":
+        return runs_problem(source or "", entry, name)
     if kind == "hatch":
         return hatch_problem(source or "", entry, name)
     try:

@@ -10,6 +10,8 @@ fix from no fix: the lesson is the Python around it. These constructs read the f
     code at most once, when the graph is made, and the effect would be gone from the calls. A function of the
     names handed on as a value (`{"p": print}`) fails closed: the reading cannot follow it;
   - `reached_problem`: that code still calls what the task keeps using (the vendored function, a dataclass);
+  - `runs_problem`: what the task keeps doing (a print, a log, a warning) is still called where the file runs
+    it, eagerly included;
   - `hatch_problem`: a hatch is called where it takes effect (module level, or that code).
 Each fails closed where the text cannot show what runs. A pure function of the file's text; no import.
 """
@@ -80,6 +82,41 @@ def reached_problem(source: str, entry: str, names: str) -> str | None:
         return None
     shown = " or ".join(f"`{name}`" for name in wanted)
     return f"the code torch.compile traces from `{entry}` never calls {shown}: keep using it there."
+
+
+def runs_problem(source: str, entry: str, names: str) -> str | None:
+    """None when one of `names` (joined by '|', as for `untraced_problem`) is still called where the file runs
+    it: from the entry (eager-only branches and calls left out of the trace included), or by the module's own
+    statements when it is imported (a module built there: its `__init__`); else why not. What a task asks to
+    keep doing: a print, a log, a warning."""
+    try:
+        tree = ast.parse(source)
+        file = read_file(tree)
+    except (SyntaxError, ValueError):
+        return "needs the file to parse first"
+    except (RecursionError, MemoryError):
+        return _UNREADABLE
+    starts = entry_functions(file, entry)
+    if not starts:
+        return f"the grader cannot find in the file's text the code of `{entry}`."
+    imported = ast.FunctionDef(name="<module>", args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[],
+                                                                   kw_defaults=[], defaults=[]),
+                               body=[s for s in tree.body if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                                 ast.ClassDef))],
+                               decorator_list=[], lineno=1)
+    tracer = Tracer(file, set(), eager_too=True)
+    try:
+        tracer.references([*starts, (imported, None)])
+    except RecursionError:
+        return _UNREADABLE
+    if tracer.unreadable:
+        return tracer.unreadable
+    wanted = names.split("|")
+    if any(_matches(pattern, name) for name, _ in tracer.called for pattern in wanted):
+        return None
+    shown = " or ".join(f"`{name}`" for name in wanted)
+    return (f"the file no longer calls {shown} where `{entry}` or its import runs it: the task keeps it, so keep the "
+            "call, where only eager runs reach it or outside the trace.")
 
 
 def hatch_problem(source: str, entry: str, names: str) -> str | None:

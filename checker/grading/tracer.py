@@ -15,7 +15,8 @@ From the entry, the code Dynamo would trace:
   - not a call Dynamo leaves out of the trace: a function the file's module-level code adds to one of
     file_text.LEFT_OUT_SETS that the exercise allows, with `logging.Logger.info` there covering `info` on every
     module-level logger;
-  - with `enter_hatched` False, not code the file hands to a hatch that keeps Dynamo out.
+  - with `enter_hatched` False, not code the file hands to a hatch that keeps Dynamo out;
+  - with `eager_too`, what runs at all instead: eager-only branches and left-out calls included.
 It over-approximates where the text cannot say (a nested function's body counts; a method call on an object of
 unknown type counts every class of the file with a method of that name), so that a construct the text shows is
 never looked past; and it notes where the definition it reads may not be the code that runs (a name bound twice,
@@ -49,9 +50,10 @@ def entry_functions(file: FileText, entry: str) -> list[tuple[ast.AST, str | Non
 class Tracer:
     """A walk over the code Dynamo would trace, yielding (resolved name, line) for every name it refers to."""
 
-    def __init__(self, file: FileText, branched_on: set[str], enter_hatched: bool = True):
+    def __init__(self, file: FileText, branched_on: set[str], enter_hatched: bool = True, eager_too: bool = False):
         self.file = file
         self.enter_hatched = enter_hatched  # False: code handed to a hatch is not traced
+        self.eager_too = eager_too  # True: what runs at all, eager-only branches and left-out calls included
         self.branched_on = branched_on  # module-level names a branch of the traced code may not read
         self.seen: set[int] = set()
         # (function, its class, the function it decorates, the parameter that function is passed as)
@@ -110,7 +112,7 @@ class Tracer:
     def _block(self, statements: list[ast.stmt]) -> None:
         for statement in statements:
             self._branch(statement)
-            if isinstance(statement, ast.If):
+            if isinstance(statement, ast.If) and not self.eager_too:
                 eager_only = self._eager_only(statement.test)
                 if eager_only == "body":
                     self._expressions(statement.test)
@@ -198,7 +200,7 @@ class Tracer:
         skipped: set[int] = set()  # the callee nodes of calls Dynamo leaves out
         for node in ast.walk(root):  # a lambda's body included: it may run in the trace
             if isinstance(node, ast.Call):
-                if self._left_out(node.func):
+                if not self.eager_too and self._left_out(node.func):
                     skipped |= {id(sub) for sub in ast.walk(node.func)}
                     continue
                 self.called.append((self.file.resolve(node.func), node.lineno))
