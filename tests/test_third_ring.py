@@ -553,14 +553,21 @@ def test_a_forged_report_from_a_file_that_reaches_in_fails(tmp_path):
     through the checker's frames; whatever it sends, the text decides."""
     from checker.grading.strict import check_file
 
-    exercise = find_exercise("cond-on-input")
     forge = ("import sys\n_frame = sys._getframe()\nwhile _frame is not None and 'result_fd' not in _frame.f_locals:\n"
              "    _frame = _frame.f_back\n")
-    attempt = tmp_path / exercise.file
-    attempt.write_text(forge + exercise.exercise_path.read_text())
-    report = check_file(exercise, attempt)
-    gate_result = next(check for check in report.checks if check.name == "no-grader-access")
+    report, gate_result = _unfixed_with(tmp_path, "cond-on-input", forge, "no-grader-access")
     assert report.status == "fail" and gate_result.status == "fail" and "_getframe" in gate_result.message
+
+
+def _unfixed_with(tmp_path, exercise_id: str, prefix: str, check_name: str):
+    """A real check of the exercise's unfixed file with `prefix` before it: the report, and its check named so."""
+    from checker.grading.strict import check_file
+
+    exercise = find_exercise(exercise_id)
+    attempt = tmp_path / exercise.file
+    attempt.write_text(prefix + exercise.exercise_path.read_text())
+    report = check_file(exercise, attempt)
+    return report, next(check for check in report.checks if check.name == check_name)
 
 
 def test_an_operation_left_unused_in_the_graph_does_not_hold_a_structure_contract():
@@ -591,13 +598,9 @@ def test_a_polyfill_of_the_breaks_cause_is_a_switch_not_a_fix(tmp_path):
     import); where it does (bisect-polyfill), the reference fix passes."""
     from checker.grading.strict import check_file
 
-    exercise = find_exercise("eager-only-print")
     polyfill = ("import torch\n\n\n@torch.compiler.substitute_in_graph(print, skip_signature_check=True)\n"
                 "def _quiet(*args, **kwargs):\n    return None\n\n\n")
-    attempt = tmp_path / exercise.file
-    attempt.write_text(polyfill + exercise.exercise_path.read_text())
-    report = check_file(exercise, attempt)
-    switched = next(check for check in report.checks if check.name == "nothing-switched-off")
+    report, switched = _unfixed_with(tmp_path, "eager-only-print", polyfill, "nothing-switched-off")
     assert report.status == "fail" and switched.status == "fail" and "substituted builtins.print" in switched.message
     bisect = find_exercise("bisect-polyfill")
     assert check_file(bisect, bisect.solution_path).status == "pass"

@@ -21,7 +21,7 @@ from __future__ import annotations
 import ast
 
 from checker.grading.file_text import LEFT_OUT_SETS, FileText, left_out_names, module_level_calls, read_file
-from checker.grading.tracer import Tracer, entry_functions
+from checker.grading.tracer import Tracer, entry_functions, module_body
 
 # Patterns about Dynamo's own tracing, for which code under such a hatch is not in the trace.
 _DYNAMO_ONLY = {"import"}
@@ -89,28 +89,9 @@ def runs_problem(source: str, entry: str, names: str) -> str | None:
     it: from the entry (eager-only branches and calls left out of the trace included), or by the module's own
     statements when it is imported (a module built there: its `__init__`); else why not. What a task asks to
     keep doing: a print, a log, a warning."""
-    try:
-        tree = ast.parse(source)
-        file = read_file(tree)
-    except (SyntaxError, ValueError):
-        return "needs the file to parse first"
-    except (RecursionError, MemoryError):
-        return _UNREADABLE
-    starts = entry_functions(file, entry)
-    if not starts:
-        return f"the grader cannot find in the file's text the code of `{entry}`."
-    imported = ast.FunctionDef(name="<module>", args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[],
-                                                                   kw_defaults=[], defaults=[]),
-                               body=[s for s in tree.body if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef,
-                                                                                 ast.ClassDef))],
-                               decorator_list=[], lineno=1)
-    tracer = Tracer(file, set(), eager_too=True)
-    try:
-        tracer.references([*starts, (imported, None)])
-    except RecursionError:
-        return _UNREADABLE
-    if tracer.unreadable:
-        return tracer.unreadable
+    tracer = _traced(source, entry, eager_too=True)
+    if isinstance(tracer, str):
+        return tracer
     wanted = names.split("|")
     if any(_matches(pattern, name) for name, _ in tracer.called for pattern in wanted):
         return None
@@ -133,10 +114,12 @@ def hatch_problem(source: str, entry: str, names: str) -> str | None:
             f"(at module level, or in the code torch.compile traces from `{entry}`).")
 
 
-def _traced(source: str, entry: str) -> Tracer | str:
-    """The tracer after its walk from `entry`, or why the text cannot be followed."""
+def _traced(source: str, entry: str, eager_too: bool = False) -> Tracer | str:
+    """The tracer after its walk from `entry`, or why the text cannot be followed. `eager_too`: what runs at all,
+    from the entry and from the module's own statements when it is imported."""
     try:
-        file = read_file(ast.parse(source))
+        tree = ast.parse(source)
+        file = read_file(tree)
     except (SyntaxError, ValueError):
         return "needs the file to parse first"
     except (RecursionError, MemoryError):
@@ -145,7 +128,9 @@ def _traced(source: str, entry: str) -> Tracer | str:
     if not starts:
         return (f"the grader cannot find in the file's text the code of `{entry}` (a module-level function, or a "
                 "module-level instance of a class of the file), so nothing shows what it traces.")
-    tracer = Tracer(file, set())
+    if eager_too:
+        starts.append((module_body(tree), None))
+    tracer = Tracer(file, set(), eager_too=eager_too)
     try:
         tracer.references(starts)
     except RecursionError:

@@ -36,6 +36,13 @@ _BUILT_METHODS = ("__init__", "__post_init__", "__enter__", "__exit__")
 _FUNCTION_METHODS = ("forward", "backward")  # an autograd.Function's, traced by Dynamo on `.apply`
 
 
+def module_body(tree: ast.Module) -> ast.FunctionDef:
+    """The module's own statements, what runs when it is imported, as a function the tracer can walk."""
+    arguments = ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[])
+    body = [s for s in tree.body if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    return ast.FunctionDef(name="<module>", args=arguments, body=body, decorator_list=[], lineno=1)
+
+
 def entry_functions(file: FileText, entry: str) -> list[tuple[ast.AST, str | None]]:
     if entry in file.functions:
         return [(file.functions[entry], None)]
