@@ -551,8 +551,6 @@ def test_what_fixes_use_is_not_taken_for_reaching_in():
 def test_a_forged_report_from_a_file_that_reaches_in_fails(tmp_path):
     """End to end: the unfixed file with a forge that writes frames of its own to the result pipe, found
     through the checker's frames; whatever it sends, the text decides."""
-    from checker.grading.strict import check_file
-
     forge = ("import sys\n_frame = sys._getframe()\nwhile _frame is not None and 'result_fd' not in _frame.f_locals:\n"
              "    _frame = _frame.f_back\n")
     report, gate_result = _unfixed_with(tmp_path, "cond-on-input", forge, "no-grader-access")
