@@ -502,6 +502,11 @@ REACHING_IN = [
     "import timeit\ntimeit.Timer('import checker')",
     "from torch.utils import benchmark\nbenchmark.Timer(stmt='x', setup='import os')",
     "import timeit\ncode = 'import ' + 'os'\ntimeit.timeit(code)",
+    # torch's own helpers that look an object up by a string, or read a function's globals
+    "import torch\nlookup = torch._jit_internal.createResolutionCallbackFromEnv(torch)",
+    "from torch._jit_internal import createResolutionCallbackFromClosure",
+    "import torch\nmod = torch._dynamo.utils.import_submodule",
+    "import torch\nx = torch.fx.graph_module._get_attr",
 ]
 
 

@@ -23,6 +23,7 @@ been written so far.
 from __future__ import annotations
 
 import ast
+import re
 
 from checker.grading.report import FAIL, PASS, CheckResult
 
@@ -71,6 +72,12 @@ _ATTRIBUTES = {
 }
 
 
+# Names of a kind, wherever torch defines one: what looks an object up by a string (`getattr_recursive`,
+# `import_module`, `_jit_internal.createResolutionCallbackFromEnv(torch)("sys.modules")`, `resolve_name`) or
+# reads a function's closure or globals. Tensor.resolve_conj and resolve_neg are plain tensor methods.
+_REFUSED_KINDS = re.compile(r"get_?attr|(^|_)import(_|$|lib)|resolv|resolution|locate|load_obj|jit_internal|closure|"
+                            r"globals", re.IGNORECASE)
+_TENSOR_METHODS = {"resolve_conj", "resolve_neg"}
 _METHODS = {"modules", "open"}  # called, they are torch's and a file object's own: `module.modules()`
 
 
@@ -98,18 +105,22 @@ def problems(source: str | None, shipped: str | None = None) -> list[str]:
             found.append(f"line {node.lineno}: `from {'.' * node.level}{node.module or ''} import ...`")
         elif isinstance(node, ast.ImportFrom):  # each name it brings in is an attribute of the module
             found += [f"line {node.lineno}: `from {node.module} import {a.name}`" for a in node.names
-                      if a.name == "*" or a.name in _ATTRIBUTES | _MODULES | _BUILTINS
+                      if a.name == "*" or a.name in _MODULES | _BUILTINS or _refused_attribute(a.name)
                       or _denied_module(f"{node.module}.{a.name}", allowed)]
         elif isinstance(node, ast.Name) and node.id in _BUILTINS:
             found.append(f"line {node.lineno}: `{node.id}`")
-        elif isinstance(node, ast.Attribute) and node.attr in _ATTRIBUTES \
+        elif isinstance(node, ast.Attribute) and _refused_attribute(node.attr) \
                 and not (node.attr in _METHODS and id(node) in called):
             found.append(f"line {node.lineno}: `.{node.attr}`")
         elif isinstance(node, ast.MatchClass):  # `case C(attr=p)` reads `subject.attr`
-            found += [f"line {node.lineno}: `case ...({name}=...)`" for name in node.kwd_attrs if name in _ATTRIBUTES]
+            found += [f"line {node.lineno}: `case ...({name}=...)`" for name in node.kwd_attrs if _refused_attribute(name)]
         if isinstance(node, ast.Call) and _runs_its_strings(node.func, timeit_names):
             found += _statement_problems(node, shipped, defined)
     return sorted(set(found), key=lambda text: int(text.split()[1].rstrip(":")))
+
+
+def _refused_attribute(name: str) -> bool:
+    return name in _ATTRIBUTES or (name not in _TENSOR_METHODS and _REFUSED_KINDS.search(name) is not None)
 
 
 def _runs_its_strings(func: ast.AST, timeit_names: set[str]) -> bool:
