@@ -25,9 +25,9 @@ every contract's words to its task), and the report shows them when the check fa
              the entry, outside eager-only branches: `print`, `copy.deepcopy`, `time.*` for a module's every
              name, `.requires_grad_` for a method, `class` for a class statement, `import`; grading/traced_text.py) or
              `config NAME` (`torch._dynamo.config.NAME` turned on, by assignment or `config.patch`) or
-             `reaches NAMES` (one of NAMES called in the code traced from the entry: what the task keeps using)
-             or `hatch NAMES` (one of NAMES called where it takes effect: a module-level statement or
-             decorator, or the traced code; not a function nothing calls, nor a module-level branch) or
+             `reaches NAMES` (one of NAMES called in the code traced from the entry on every call, outside
+             any branch or loop: what the task keeps using) or `hatch NAMES` (one of NAMES applied where it
+             takes effect: in the traced code, or at module level on what it calls on every call) or
              `runs NAMES` (one of NAMES still called where the file runs it: from the entry, eager-only
              branches included, or at import; what an effects contract keeps);
   graded-by  the task's words are graded by a check every exercise has (`check`), on inputs that reach every

@@ -31,6 +31,7 @@ class FileText:
     instances: dict[str, str] = field(default_factory=dict)  # module-level `x = C(...)` -> "C"
     loggers: set[str] = field(default_factory=set)  # module-level `x = logging.getLogger(...)`
     hatched: set[str] = field(default_factory=set)  # the file's functions and classes handed to KEEP_DYNAMO_OUT
+    operators: dict[str, str] = field(default_factory=dict)  # "ns::name" -> the file's function that implements it
     applied: set[str] = field(default_factory=set)  # its autograd.Functions named other than as a base
     bound_values: dict[str, ast.expr] = field(default_factory=dict)  # module-level `y = <not a plain name>`
     bindings: dict[str, int] = field(default_factory=dict)  # how many times the module binds each name
@@ -84,6 +85,7 @@ def read_file(tree: ast.Module, honoured: tuple[str, ...] = LEFT_OUT_SETS) -> Fi
     for statement in tree.body:
         file.hatched |= handed_to_hatch(file, statement)
     file.applied = named_autograd_functions(file, tree)
+    file.operators = registered_operators(file, tree)
     for statement in tree.body:  # what module-level code puts in a left-out set, or a config.patch anywhere sets
         for node in ast.walk(statement):
             if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
@@ -236,19 +238,50 @@ def is_call_of(file: FileText, node: ast.AST, names: set[str]) -> bool:
     return isinstance(node, ast.Call) and file.resolve(node.func) in names
 
 
-def module_level_calls(file: FileText, tree: ast.Module) -> set[str]:
-    """What the module's own statements call when it is imported: not a function's body (unless it is a
-    decorator's), not a branch of a module-level `if`, `while` or `try`."""
-    called = set()
+def registered_operators(file: FileText, tree: ast.Module) -> dict[str, str]:
+    """The operators the module registers with a function of its own as their kernel, "ns::name" -> function:
+    `@torch.library.custom_op("ns::name")` or `@torch.library.impl("ns::name", ...)` on it,
+    `torch.library.custom_op("ns::name", f)`, or `lib.impl("name", f)` on `lib = torch.library.Library("ns", ...)`.
+    A fake (`register_fake`) is not a kernel."""
+    def text(node: ast.AST | None) -> str:
+        return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else ""
+
+    libraries, found = {}, {}
     for statement in tree.body:
-        definitions = [statement] + (statement.body if isinstance(statement, ast.ClassDef) else [])
-        for definition in definitions:
-            if isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                called |= {file.resolve(d.func if isinstance(d, ast.Call) else d) for d in definition.decorator_list}
-        if isinstance(statement, (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.With)):
-            roots = statement.items if isinstance(statement, ast.With) else [statement]
-            called |= {file.resolve(node.func) for root in roots for node in ast.walk(root)
-                       if isinstance(node, ast.Call)}
-    return called - {""}
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for decorator in statement.decorator_list:
+                if isinstance(decorator, ast.Call) and decorator.args and file.resolve(decorator.func) in (
+                        "torch.library.custom_op", "torch.library.impl"):
+                    found[text(decorator.args[0])] = statement.name
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and node.value.args \
+                    and file.resolve(node.value.func) == "torch.library.Library":
+                libraries.update({t.id: text(node.value.args[0]) for t in node.targets if isinstance(t, ast.Name)})
+            if not (isinstance(node, ast.Call) and len(node.args) >= 2 and isinstance(node.args[1], ast.Name)):
+                continue
+            if file.resolve(node.func) == "torch.library.custom_op":
+                found[text(node.args[0])] = node.args[1].id
+            elif isinstance(node.func, ast.Attribute) and node.func.attr == "impl" \
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id in libraries:
+                found[f"{libraries[node.func.value.id]}::{text(node.args[0])}"] = node.args[1].id
+    return {name: function for name, function in found.items() if "::" in name and function in file.functions}
 
 
+def hatch_targets(file: FileText, tree: ast.Module) -> list[tuple[str, str]]:
+    """(hatch, what it is applied to) for each hatch the module's own statements apply when it is imported: a
+    decorator of a module-level definition (the definition's name; for `substitute_in_graph(original)`, the
+    original), or a module-level call `hatch(target)` (`substitute_in_graph(original)(polyfill)` too). Not one
+    in a function nothing calls, nor under a module-level branch."""
+    found = []
+    for statement in tree.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for decorator in statement.decorator_list:
+                hatch = file.resolve(decorator.func if isinstance(decorator, ast.Call) else decorator)
+                original = decorator.args[0] if isinstance(decorator, ast.Call) and decorator.args else None
+                found.append((hatch, file.resolve(original) if hatch.endswith("substitute_in_graph") and original
+                              else statement.name))
+        elif isinstance(statement, (ast.Expr, ast.Assign, ast.AnnAssign)) and statement.value is not None:
+            for node in ast.walk(statement.value):
+                if isinstance(node, ast.Call) and node.args:
+                    found.append((file.resolve(node.func), file.resolve(node.args[0])))
+    return [(hatch, target) for hatch, target in found if hatch and target]

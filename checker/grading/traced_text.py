@@ -9,10 +9,12 @@ fix from no fix: the lesson is the Python around it. These constructs read the f
     and there it does not try. The effects (a print, a log) are still read there, since such a hatch runs that
     code at most once, when the graph is made, and the effect would be gone from the calls. A function of the
     names handed on as a value (`{"p": print}`) fails closed: the reading cannot follow it;
-  - `reached_problem`: that code still calls what the task keeps using (the vendored function, a dataclass);
+  - `reached_problem`: that code still calls what the task keeps using (the vendored function, a dataclass),
+    on every call: outside any branch or loop, in functions it reaches so too;
   - `runs_problem`: what the task keeps doing (a print, a log, a warning) is still called where the file runs
     it, eagerly included;
-  - `hatch_problem`: a hatch is called where it takes effect (module level, or that code).
+  - `hatch_problem`: a hatch is applied where it takes effect: in that code, or at module level on what that
+    code calls on every call (not on a function nothing calls).
 Each fails closed where the text cannot show what runs. A pure function of the file's text; no import.
 """
 
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 import ast
 
-from checker.grading.file_text import LEFT_OUT_SETS, FileText, left_out_names, module_level_calls, read_file
+from checker.grading.file_text import LEFT_OUT_SETS, FileText, hatch_targets, left_out_names, read_file
 from checker.grading.tracer import Tracer, entry_functions, module_body
 
 # Patterns about Dynamo's own tracing, for which code under such a hatch is not in the trace.
@@ -77,11 +79,24 @@ def reached_problem(source: str, entry: str, names: str) -> str | None:
     traced = _traced(source, entry)
     if isinstance(traced, str):
         return traced
-    wanted = names.split("|")
-    if any(name in wanted or name.split(".")[0] in wanted for name, _ in traced.called):  # `Boxes.from_rows(...)`
+    wanted = set(names.split("|"))
+    wanted |= _subclasses(traced.file, wanted)  # a Function's subclass keeps its backward
+    surely, _ = traced.sure_calls()
+    if any(name in wanted or name.split(".")[0] in wanted for name in surely):  # `Boxes.from_rows(...)`
         return None
-    shown = " or ".join(f"`{name}`" for name in wanted)
-    return f"the code torch.compile traces from `{entry}` never calls {shown}: keep using it there."
+    shown = " or ".join(f"`{name}`" for name in sorted(wanted))
+    return (f"the code torch.compile traces from `{entry}` does not call {shown} on every call (outside any branch or "
+            "loop): keep using it there.")
+
+
+def _subclasses(file: FileText, names: set[str]) -> set[str]:
+    found: set[str] = set()
+    while True:
+        more = {name for name, node in file.classes.items()
+                if any(file.resolve(base) in names | found for base in node.bases)} - found
+        if not more:
+            return found
+        found |= more
 
 
 def runs_problem(source: str, entry: str, names: str) -> str | None:
@@ -108,10 +123,14 @@ def hatch_problem(source: str, entry: str, names: str) -> str | None:
     if isinstance(traced, str):
         return traced
     wanted = set(names.split("|"))
-    if wanted & ({name for name, _ in traced.called} | module_level_calls(traced.file, ast.parse(source))):
+    surely, sure_functions = traced.sure_calls()
+    reached = surely | {name for name, node in traced.file.functions.items() if id(node) in sure_functions}
+    reached |= {name.split(".")[0] for name in surely}  # a class: built, or its `apply` called
+    if wanted & surely or any(hatch in wanted and target in reached
+                              for hatch, target in hatch_targets(traced.file, ast.parse(source))):
         return None
-    return (f"the file calls none of {', '.join(f'`{name}`' for name in sorted(wanted))} where it takes effect "
-            f"(at module level, or in the code torch.compile traces from `{entry}`).")
+    return (f"the file calls none of {', '.join(f'`{name}`' for name in sorted(wanted))} where it takes effect: at "
+            f"module level on what the code torch.compile traces from `{entry}` calls on every call, or in that code.")
 
 
 def _traced(source: str, entry: str, eager_too: bool = False) -> Tracer | str:

@@ -7,6 +7,7 @@ From the entry, the code Dynamo would trace:
     `Class(...)` for its `__init__`, `__enter__` and `__exit__`, a property read or set), through a decorator
     of the file (its body, with a call of its parameter taken as a call of the decorated function), and a
     module-level name bound to an expression (a lambda, a factory's result, a wrapped function): that expression;
+    `torch.ops.ns.name(...)` of an operator the file registers: its kernel;
   - `C.apply(...)` of an autograd.Function of the file: its `forward` and `backward`, which Dynamo traces (on a
     receiver the text cannot type, those of every autograd.Function the file names other than as a base);
   - not an eager-only branch: the body of `if not torch.compiler.is_compiling():` (or `is_dynamo_compiling`,
@@ -69,10 +70,19 @@ class Tracer:
         self.called: list[tuple[str, int]] = []  # every call's callee, resolved (`Boxes`, `RMSNormFunction.apply`)
         self.unreadable = ""  # why the text cannot show what is traced: a name bound twice, an unknown decorator
         self.values_followed: set[str] = set()  # module-level names bound to an expression, followed once each
+        # For what runs on every call: each call's (function, callee name, unconditional there), each edge
+        # (caller, callee function, unconditional), and the depth of branches the walk is inside.
+        self.calls: list[tuple[int, str, bool]] = []
+        self.edges: list[tuple[int, int, bool]] = []
+        self.depth = 0
+        self.current = 0
+        self.unconditional = True  # the call being followed runs whenever its function does
+        self.starts: set[int] = set()
         self.live_classes: set[str] = set()
 
     def references(self, starts: list[tuple[ast.AST, str | None]]) -> list[tuple[str, int]]:
         self.queue = [(function, owner, None, None) for function, owner in starts]
+        self.starts = {id(function) for function, _ in starts}
         for _, owner in starts:
             self._use_class(owner)
         while self.queue:
@@ -80,12 +90,24 @@ class Tracer:
             if id(function) in self.seen:
                 continue
             self.seen.add(id(function))
+            self.current, self.depth = id(function), 0
             self.unreadable = self.unreadable or self._unreadable(function)
             self.compiling: set[str] = set()  # local names bound to is_compiling() in this function
             self.derived: dict[str, str] = {}  # local name -> the branched-on global it was computed from
             self.stores = local_stores(function)  # local name -> how many times this function binds it
             self._block(function.body)
         return self.found
+
+    def sure_calls(self) -> tuple[set[str], set[int]]:
+        """What runs on every run of the entry: the callee names called outside any branch, loop or handler of
+        a function that itself runs on every run, and those functions (by id); over the walk just made."""
+        sure = set(self.starts)
+        grown = True
+        while grown:
+            more = {callee for caller, callee, unconditional in self.edges if unconditional and caller in sure}
+            grown = not more <= sure
+            sure |= more
+        return {name for function, name, unconditional in self.calls if unconditional and function in sure}, sure
 
     def _unreadable(self, function: ast.AST) -> str:
         """Why this definition may not be the code that runs: its name, or its class's, bound more than once
@@ -168,6 +190,8 @@ class Tracer:
     def _statement(self, statement: ast.stmt) -> None:
         for name, value in ast.iter_fields(statement):
             items = value if isinstance(value, list) else [value]
+            branch = self._branches(statement, name)
+            self.depth += branch
             if items and all(isinstance(item, ast.stmt) for item in items) and name in ("body", "orelse", "finalbody"):
                 self._block(items)
             elif name == "handlers":
@@ -177,6 +201,20 @@ class Tracer:
                 for item in items:
                     if isinstance(item, ast.AST):
                         self._expressions(item)
+            self.depth -= branch
+
+    @staticmethod
+    def _branches(statement: ast.stmt, field_name: str) -> int:
+        """1 where a field of the statement may not run on every call (a branch, a loop's body, a handler, a
+        match case, a nested definition's body); 0 where it does (a `with` body, a `try` body, its finally)."""
+        if isinstance(statement, (ast.If, ast.For, ast.AsyncFor, ast.While)):
+            return int(field_name in ("body", "orelse"))
+        if isinstance(statement, ast.Try) or type(statement).__name__ == "TryStar":
+            return int(field_name in ("handlers", "orelse"))
+        if isinstance(statement, ast.Match):
+            return int(field_name == "cases")
+        return int(isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda))
+                   and field_name == "body")
 
     def _eager_only(self, test: ast.expr) -> str:
         """"body" when the branch runs only eagerly, "else" when its else-branch does, "" otherwise."""
@@ -205,13 +243,18 @@ class Tracer:
 
     def _expressions(self, root: ast.AST) -> None:
         skipped: set[int] = set()  # the callee nodes of calls Dynamo leaves out
+        maybe = _conditional_nodes(root)
         for node in ast.walk(root):  # a lambda's body included: it may run in the trace
             if isinstance(node, ast.Call):
                 if not self.eager_too and self._left_out(node.func):
                     skipped |= {id(sub) for sub in ast.walk(node.func)}
                     continue
+                unconditional = self.unconditional = self.depth == 0 and id(node) not in maybe
                 self.called.append((self.file.resolve(node.func), node.lineno))
+                self.calls.append((self.current, self.file.resolve(node.func), unconditional))
+                queued = len(self.queue)
                 self._follow_call(node)
+                self.edges += [(self.current, id(item[0]), unconditional) for item in self.queue[queued:]]
             if isinstance(node, (ast.Name, ast.Attribute)) and id(node) not in skipped:
                 name = self.file.resolve(node)
                 if name:
@@ -232,6 +275,11 @@ class Tracer:
             return
         if name in self.file.bound_values and name not in self.values_followed:
             self._follow_value(name, call.lineno)
+        operator = self.file.operators.get("::".join(name.split(".")[2:4])) if name.startswith("torch.ops.") else None
+        if operator:  # `torch.ops.ns.name(...)` runs the file's kernel for it
+            self.called.append((operator, call.lineno))
+            self.calls.append((self.current, operator, self.unconditional))
+            self._enqueue_function(self.file.functions[operator], None)
         if self.parameter and name == self.parameter and self.decorated is not None:
             self.queue.append((self.decorated, self.owner, None, None))
         elif name in self.file.functions:
@@ -268,9 +316,11 @@ class Tracer:
                 continue
             if named in self.file.functions:
                 self.called.append((named, line))
+                self.calls.append((self.current, named, self.unconditional))
                 self._enqueue_function(self.file.functions[named], None)
             elif named in self.file.classes:
                 self.called.append((named, line))
+                self.calls.append((self.current, named, self.unconditional))
                 self._use_class(named)
                 self.queue += [(method, named, None, None) for method in
                                class_methods(self.file, named, _BUILT_METHODS + SUBMODULE_METHODS)]
@@ -298,3 +348,20 @@ class Tracer:
                     is_setter = any(self.file.resolve(d).endswith(".setter") for d in item.decorator_list)
                     if is_setter == setter:
                         self.queue.append((item, cls, None, None))
+
+
+def _conditional_nodes(root: ast.AST) -> set[int]:
+    """The nodes of an expression that may not be evaluated when it is: the branches of a conditional
+    expression, the operands after the first of `and` and `or`, a comprehension's and a lambda's insides."""
+    maybe: set[int] = set()
+    for node in ast.walk(root):
+        if isinstance(node, ast.IfExp):
+            parts = [node.body, node.orelse]
+        elif isinstance(node, ast.BoolOp):
+            parts = node.values[1:]
+        elif isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda)):
+            parts = [child for child in ast.iter_child_nodes(node)]
+        else:
+            continue
+        maybe |= {id(sub) for part in parts for sub in ast.walk(part)}
+    return maybe
