@@ -607,3 +607,22 @@ def test_a_polyfill_of_the_breaks_cause_is_a_switch_not_a_fix(tmp_path):
     assert report.status == "fail" and switched.status == "fail" and "substituted builtins.print" in switched.message
     bisect = find_exercise("bisect-polyfill")
     assert check_file(bisect, bisect.solution_path).status == "pass"
+
+
+def test_a_graph_that_pads_every_input_to_a_bound_of_its_own_is_replayed_past_it(tmp_path):
+    """The unfixed loop over frames, run over a fixed 64 after padding: one graph serves every size up to 64,
+    including twice the largest the check draws. The grader replays the graph at a size one past the largest
+    integer the graph holds, which that graph cannot serve."""
+    from checker.grading.strict import check_file
+
+    exercise = find_exercise("online-normalize")
+    padded = ("import torch\n\n\ndef normalize_online(features):\n    frames = features.shape[1]\n"
+              "    padded = torch.nn.functional.pad(features, (0, 0, 0, 64 - frames))\n"
+              "    total = torch.zeros_like(padded[:, 0])\n    means = []\n    for t in range(64):\n"
+              "        total = total + padded[:, t]\n        means.append(total / (t + 1))\n"
+              "    return features - torch.stack(means, dim=1)[:, :frames]\n")
+    attempt = tmp_path / exercise.file
+    attempt.write_text(padded)
+    report = check_file(exercise, attempt)
+    replayed = next(check for check in report.checks if check.name == "replay-matches")
+    assert report.status == "fail" and replayed.status == "fail" and "a size no call of the check had" in replayed.message

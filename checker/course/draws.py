@@ -84,16 +84,20 @@ def draws(exercise: Exercise, seed: int, per_case: int = DRAWS_PER_CASE) -> list
 
 
 UNSEEN_SIZES = 2  # draws of an exercise about recompilation at sizes no call of the trial had
+BEYOND_AT_MOST = 4096  # the largest size a draw past a graph's own constants takes
 
 
-def unseen_sizes(exercise: Exercise, trial_draws: list[Draw], seed: int, count: int = UNSEEN_SIZES) -> list[Draw]:
+def unseen_sizes(exercise: Exercise, trial_draws: list[Draw], seed: int, count: int = UNSEEN_SIZES,
+                 beyond: int = 0) -> list[Draw]:
     """For an exercise about recompilation (`max_compilations`): draws at sizes the trial never called with.
 
     A graph is claimed for the sizes the trial drew; one that picks its answer by the size it is called
     with (a recompilation in disguise, say a `torch.cond` on the length per example) would compute the
     reference on those alone. The free dimensions are the ones whose size differs among the manifest's
     examples; each draw takes an example case and gives every dimension of that size a new one, between the
-    smallest size seen and twice the largest, that no trial draw had.
+    smallest size seen and twice the largest, that no trial draw had. `beyond`: the largest integer the graph
+    holds; the first draw is one past it (up to BEYOND_AT_MOST), so that a graph that pads every input to a
+    bound of its own, and so serves every size below it, is replayed at a size it cannot serve.
     """
     if not exercise.max_compilations:
         return []
@@ -105,10 +109,12 @@ def unseen_sizes(exercise: Exercise, trial_draws: list[Draw], seed: int, count: 
         return []
     rng = random.Random(_derive(seed, "unseen"))
     sizes = [n for n in range(min(seen), 2 * max(seen) + 1) if n not in seen]
+    past = [beyond + 1] if max(seen) < beyond < BEYOND_AT_MOST and beyond + 1 not in seen else []
     made = []
-    for copy in range(min(count, len(sizes))):
+    for copy in range(min(count, len(sizes) + len(past))):
         case = rng.randrange(len(exercise.inputs))
-        example, new_size = exercise.inputs[case], sizes.pop(rng.randrange(len(sizes)))
+        new_size = past.pop() if past else sizes.pop(rng.randrange(len(sizes)))
+        example = exercise.inputs[case]
         old_size = next((_shape(example.args[p])[d] for p, d in free if p < len(example.args)
                          and _shape(example.args[p])), None)
         def value(position: int) -> Any:

@@ -41,7 +41,7 @@ def run_audit(exercise: Exercise, seed: draws.Seed, default_trial: Any) -> Itera
     trial_draws = draws.draws(exercise, seed.trial)
     orders = {mode: draws.call_order(len(trial_draws), seed.trial, mode) for mode in TRIAL_MODES}
     replay_draws = draws.draws(exercise, seed.replay, REPLAY_DRAWS_PER_CASE)
-    unseen = draws.unseen_sizes(exercise, trial_draws, seed.replay)
+    unseen = draws.unseen_sizes(exercise, trial_draws, seed.replay, beyond=_largest_integer(default_trial))
     try:
         outputs = _reference(exercise, [trial_draws[i] for i in orders["default"]])
         expected = _reference(exercise, replay_draws)
@@ -63,6 +63,27 @@ def run_audit(exercise: Exercise, seed: draws.Seed, default_trial: Any) -> Itera
                "the file's own code; this verdict rests on the sandboxed run on fresh inputs"}
     except replay.Refused as err:
         yield {"status": "fail", "message": f"{err}."}
+
+
+def _largest_integer(trial: Any) -> int:
+    """The largest integer among the recorded graphs' arguments (a padding bound, a loop's fixed length); 0."""
+    records = (trial.get("graphs") if isinstance(trial, dict) else None) or []
+    todo: list[Any] = [node for record in records if isinstance(record, dict) and isinstance(record.get("nodes"), list)
+                       for node in record["nodes"]]
+    found = 0
+    while todo:
+        value = todo.pop()
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, int):
+            found = max(found, value)
+        elif isinstance(value, list):
+            todo.extend(value)
+        elif isinstance(value, dict):
+            todo.extend(value[key] for key in ("args", "kwargs", "tuple", "list", "dict", "slice") if key in value)
+        elif isinstance(value, tuple):
+            todo.extend(value)
+    return found
 
 
 def audit_here(exercise: Exercise, seed: draws.Seed, default_trial: Any) -> sandbox.Outcome:
