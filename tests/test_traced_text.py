@@ -351,7 +351,7 @@ def test_a_guard_that_may_not_test_compiling_is_no_guard(guard):
 
 
 RUN_CONTRACTS = [(exercise, contract) for exercise in load_exercises() for contract in exercise.contracts
-                 if contract.file_has.startswith("runs ")]
+                 if contract.file_has.startswith("runs ") and " from " not in contract.file_has]  # effects kept
 
 
 def _without_calls_of(source: str, names: list[str]) -> str:
@@ -380,3 +380,19 @@ def test_the_effect_a_task_keeps_is_read_from_the_text_and_follows_its_deletion(
     assert deleted != solution
     check = _check(exercise, contract, deleted)
     assert check.status == FAIL and "no longer calls" in check.message
+
+
+def test_the_timing_helper_must_time():
+    """A `time_layer` that returns a constant passes the interface contract (a positive float); the grader's
+    reading asks for a clock or a timer in it, which every fix has."""
+    exercise = find_exercise("time-from-outside")
+    times = next(c for c in exercise.contracts if c.name == "timing-helper-times")
+    for path in [exercise.solution_path, *_fixes(exercise)]:
+        assert _check(exercise, times, path.read_text()).status == PASS, path.name
+    solution = exercise.solution_path.read_text()
+    start = solution.index("def time_layer(")
+    end = solution.index("\n\n\n", start)
+    constant = solution[:start] + ("def time_layer(layer, x, calls=10):\n    layer(x)\n    TIMINGS['layer'] = 0.001\n"
+                                   "    return TIMINGS['layer']") + solution[end:]
+    check = _check(exercise, times, constant)
+    assert check.status == FAIL and "calls none of" in check.message

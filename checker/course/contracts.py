@@ -29,7 +29,8 @@ every contract's words to its task), and the report shows them when the check fa
              any branch or loop: what the task keeps using) or `hatch NAMES` (one of NAMES applied where it
              takes effect: in the traced code, or at module level on what it calls on every call) or
              `runs NAMES` (one of NAMES still called where the file runs it: from the entry, eager-only
-             branches included, or at import; what an effects contract keeps);
+             branches included, or at import; what an effects contract keeps; `runs NAMES from FUNCTION`:
+             from that module-level function alone);
   graded-by  the task's words are graded by a check every exercise has (`check`), on inputs that reach every
              branch: nothing more to run.
 
@@ -113,8 +114,10 @@ def contract_from_table(table: dict[str, Any], parse_input: Any) -> Contract:
     if table.get("returns") and table["returns"] not in RETURNS:
         raise ContractError(f"contract {name}: returns is one of {RETURNS}")
     construct = str(table.get("file_has", "")).split()
-    if construct and (len(construct) != 2 or construct[0] not in FILE_CONSTRUCTS):
-        raise ContractError(f"contract {name}: file_has is '<{'|'.join(FILE_CONSTRUCTS)}> NAME'")
+    if construct and (len(construct) not in (2, 4) or construct[0] not in FILE_CONSTRUCTS
+                      or (len(construct) == 4 and (construct[0] != "runs" or construct[2] != "from"))):
+        raise ContractError(f"contract {name}: file_has is '<{'|'.join(FILE_CONSTRUCTS)}> NAME', or 'runs NAMES "
+                            "from FUNCTION'")
     if table.get("check") and table["check"] not in CHECKS:
         raise ContractError(f"contract {name}: check is one of {CHECKS}")
     return Contract(name=name, kind=kind, says=table["says"], modes=modes, effects=effects,

@@ -166,14 +166,15 @@ def _structure_problem(contract: Contract, entry: str, verdict: Any, source: str
             return None
         return (f"the graph the grader replayed calls no {' or '.join(wanted)}: the task asks for it in the graph, "
                 "where it runs when the graph runs.")
-    kind, name = contract.file_has.split()
+    kind, name, *start = contract.file_has.split()  # `runs NAMES from FUNCTION`
     if kind == "untraced":
         honoured = tuple(key for key in LEFT_OUT_SETS if key in allowed_config)  # another would be switched off
         return untraced_problem(source or "", entry, name, honoured)
     if kind == "reaches":
         return reached_problem(source or "", entry, name)
     if kind == "runs":
-        return runs_problem(source or "", entry, name)
+        return runs_problem(source or "", start[1], name, at_import=False) if start else \
+            runs_problem(source or "", entry, name)
     if kind == "hatch":
         return hatch_problem(source or "", entry, name)
     try:

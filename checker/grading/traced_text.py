@@ -99,18 +99,20 @@ def _subclasses(file: FileText, names: set[str]) -> set[str]:
         found |= more
 
 
-def runs_problem(source: str, entry: str, names: str) -> str | None:
+def runs_problem(source: str, entry: str, names: str, at_import: bool = True) -> str | None:
     """None when one of `names` (joined by '|', as for `untraced_problem`) is still called where the file runs
     it: from the entry (eager-only branches and calls left out of the trace included), or by the module's own
     statements when it is imported (a module built there: its `__init__`); else why not. What a task asks to
-    keep doing: a print, a log, a warning."""
-    tracer = _traced(source, entry, eager_too=True)
+    keep doing: a print, a log, a warning. `at_import` False: from `entry` alone (a helper the task keeps)."""
+    tracer = _traced(source, entry, eager_too=True, at_import=at_import)
     if isinstance(tracer, str):
         return tracer
     wanted = names.split("|")
     if any(_matches(pattern, name) for name, _ in tracer.called for pattern in wanted):
         return None
     shown = " or ".join(f"`{name}`" for name in wanted)
+    if not at_import:
+        return f"`{entry}` calls none of {shown}: the task keeps it doing that."
     return (f"the file no longer calls {shown} where `{entry}` or its import runs it: the task keeps it, so keep the "
             "call, where only eager runs reach it or outside the trace.")
 
@@ -133,7 +135,7 @@ def hatch_problem(source: str, entry: str, names: str) -> str | None:
             f"module level on what the code torch.compile traces from `{entry}` calls on every call, or in that code.")
 
 
-def _traced(source: str, entry: str, eager_too: bool = False) -> Tracer | str:
+def _traced(source: str, entry: str, eager_too: bool = False, at_import: bool = True) -> Tracer | str:
     """The tracer after its walk from `entry`, or why the text cannot be followed. `eager_too`: what runs at all,
     from the entry and from the module's own statements when it is imported."""
     try:
@@ -147,7 +149,7 @@ def _traced(source: str, entry: str, eager_too: bool = False) -> Tracer | str:
     if not starts:
         return (f"the grader cannot find in the file's text the code of `{entry}` (a module-level function, or a "
                 "module-level instance of a class of the file), so nothing shows what it traces.")
-    if eager_too:
+    if eager_too and at_import:
         starts.append((module_body(tree), None))
     tracer = Tracer(file, set(), eager_too=eager_too)
     try:
