@@ -144,11 +144,21 @@ def _raised(runner: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
     return ""
 
 
+def warnings_raised_by(build: Any) -> int:
+    """How many warnings `build()` raises: for a contract's expression (`warnings_raised_by(lambda: ...)`)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        build()
+    return len(caught)
+
+
 def _evaluate(expression: str, module: Any, mode: str) -> Any:
-    """The contract's expression in the file's namespace, as plain data, or {"error": why}."""
+    """The contract's expression in the file's namespace, with the course's helpers over it (a file's own
+    `warnings_raised_by` does not stand in for the checker's), as plain data, or {"error": why}."""
     try:
         with contextlib.redirect_stdout(io.StringIO()), engine._set_stance("force_eager"):
-            value = eval(expression, dict(vars(module)))  # noqa: S307 - the course's own expression
+            namespace = {**vars(module), "warnings_raised_by": warnings_raised_by}
+            value = eval(expression, namespace)  # noqa: S307 - the course's own expression
     except Exception as err:  # noqa: BLE001 - a missing name or a failing helper is what the check reports
         return {"error": error_line(err)}
     if isinstance(value, float) and not math.isfinite(value):
