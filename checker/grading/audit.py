@@ -23,7 +23,7 @@ import torch
 from checker.course import draws
 from checker.course.manifest import Exercise
 from checker.dynamo import engine
-from checker.grading import allowed, observe, replay, sandbox
+from checker.grading import allowed, dependence, observe, replay, sandbox
 from checker.grading.plain import fresh_copy, output_difference, plain
 from checker.grading.trial import TRIAL_MODES, ProcessState, import_file
 
@@ -250,6 +250,12 @@ def judge(exercise: Exercise, trial: Any, order: list[int], trial_draws: list[dr
         if problem:
             return {"status": "fail", "message": problem}
     called = sorted({str(name) for _, _, names in rebuilt.values() for name in names})
+    moved = set()  # the scalar reads whose value the result follows (dependence.py)
+    for graph_index, (module, inputs, names) in rebuilt.items():
+        if {replay.op_name(name) for name in names} & set(dependence.SCALAR_READS):
+            draw = next(d for d in replay_draws if any(g == graph_index for g, _ in claimed.get(draws.signature(d), ())))
+            moved |= dependence.moved_reads(records[graph_index], stand_ins,
+                                            replay.graph_inputs(inputs, parameters, draw.args, draw.kwargs))
     mine = replay.file_operators(set(called))
     standing = (f", with the reference's `{exercise.opaque_step}` in place of your operator {mine[0]}"
                 if operator is not None and mine else "")
@@ -260,7 +266,7 @@ def judge(exercise: Exercise, trial: Any, order: list[int], trial_draws: list[dr
                      "calls unread (the file's copy is held to the same text)")
     return {"status": "pass", "message": f"the grader rebuilt the {len(rebuilt)} captured graph(s) and replayed "
             f"them {replayed} times on inputs drawn after your code had finished{standing}: they compute the reference",
-            "called": called,
+            "called": called, "moved": sorted(moved),
             "holds": sorted({name for index in rebuilt for name in replay.live_targets(records[index])})}
 
 

@@ -1,0 +1,63 @@
+"""Whether a graph's result depends on a scalar it reads: the grader's own replay, with that value moved.
+
+A task that keeps `.item()` (capture-item, tolist-weights) is graded by `item-in-graph`: the replayed graph
+must read the count in the graph, on a path to its output. A path is not a use: `count * 0` is on one. So the
+grader replays the graph once more on the same input, with every value such a node reads moved by one, and
+the read counts only where the result then changes (or the graph no longer runs, as when the count sizes a
+tensor). A pure function of the graph record and the grader's own draw; nothing of the checked process runs.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import torch
+
+from checker.grading import allowed, replay
+from checker.grading.plain import fresh_copy, plain
+
+SCALAR_READS = ("item", "_local_scalar_dense")  # the operations whose value is moved
+
+
+def moved_reads(record: Any, stand_ins: dict[str, Any], inputs: list[Any]) -> set[str]:
+    """The SCALAR_READS of the graph (by op name) whose value, moved by one, changes the graph's result on
+    `inputs` (a replayed call's values, copied here); empty where the graph reads none."""
+    baseline = _run(replay.rebuild(record, **stand_ins)[0], inputs)
+    moved = set()
+    for name in SCALAR_READS:
+        module = replay.rebuild(record, **stand_ins)[0]
+        if not _move(module, name):
+            continue
+        result = _run(module, inputs)
+        if result is None or baseline is None or repr(plain(result)) != repr(plain(baseline)):
+            moved.add(name)
+    return moved
+
+
+def _move(module: torch.fx.GraphModule, name: str) -> bool:
+    """Put `value + 1` in place of each read called `name` for its users; False where there is none."""
+    reads = [node for node in module.graph.nodes if node.op in ("call_function", "call_method")
+             and _read_name(node.target) == name]
+    for node in reads:
+        with module.graph.inserting_after(node):
+            shifted = module.graph.call_function(operator.add, (node, 1))
+        node.replace_all_uses_with(shifted, delete_user_cb=lambda user: user is not shifted)
+    module.recompile()
+    return bool(reads)
+
+
+def _read_name(target: Any) -> str:
+    """A rebuilt node's operation: an ATen overload by its own name (`_local_scalar_dense.default`), a Tensor
+    method's stand-in (allowed.tensor_method) by the method's."""
+    if isinstance(target, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)):
+        return target.__name__.split(".")[0]
+    return replay.op_name(getattr(target, "__name__", target))
+
+
+def _run(module: torch.fx.GraphModule, inputs: list[Any]) -> Any:
+    try:
+        with allowed.contained():
+            return module(*(fresh_copy(value) for value in inputs))
+    except Exception:  # noqa: BLE001 - a graph the moved value breaks depends on it
+        return None
