@@ -18,7 +18,8 @@ every contract's words to its task), and the report shows them when the check fa
              reference has a number, or a gradient where it has none, is a difference), in each of `modes`;
   interface  `expression` (a helper the task names, called) returns what `returns` describes;
   structure  established by the grader alone: `graph_holds` an operation the replayed graph must call (one of
-             several, separated by `|`), or `file_has` a construct of the file's text: `dataclass NAME` (a
+             several, separated by `|`; a scalar read must also move the result; `a>b`: every b is computed
+             from an a), or `file_has` a construct of the file's text: `dataclass NAME` (a
              module-level class NAME decorated with dataclass), `call MODULE.NAME` (a call of it, however
              imported; a decorator counts), `unchanged NAME` (a module-level function or class as the exercise
              ships it) or `untraced NAMES` (none of NAMES, joined by `|`, in the code torch.compile traces from

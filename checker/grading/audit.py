@@ -267,6 +267,7 @@ def judge(exercise: Exercise, trial: Any, order: list[int], trial_draws: list[dr
     return {"status": "pass", "message": f"the grader rebuilt the {len(rebuilt)} captured graph(s) and replayed "
             f"them {replayed} times on inputs drawn after your code had finished{standing}: they compute the reference",
             "called": called, "moved": sorted(moved),
+            "fed": dependence.merged_feeders([records[index] for index in rebuilt]),
             "holds": sorted({name for index in rebuilt for name in replay.live_targets(records[index])})}
 
 

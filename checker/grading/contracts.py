@@ -161,6 +161,13 @@ def _structure_problem(contract: Contract, entry: str, verdict: Any, source: str
         if not isinstance(verdict, dict) or verdict.get("status") != PASS:  # fail closed: not shown is not held
             return ("the grader could not replay the graph, so nothing it established shows that the graph holds "
                     f"{' or '.join(contract.graph_holds.split('|'))}.")
+        if ">" in contract.graph_holds:  # `a>b`: every b of the graph is computed from an a
+            source, target = contract.graph_holds.split(">")
+            fed = verdict.get("fed") or {}
+            if target in fed and source in fed[target]:
+                return None
+            return (f"not every `{target}` of the graph the grader replayed is computed from `{source}`: the task asks "
+                    f"for `{target}` on what `{source}` selects, not the other way round.")
         called = {op_name(name) for name in verdict.get("holds") or ()}  # on a path to the output, not left unused
         wanted = contract.graph_holds.split("|")
         found = called & set(wanted)

@@ -61,3 +61,33 @@ def _run(module: torch.fx.GraphModule, inputs: list[Any]) -> Any:
             return module(*(fresh_copy(value) for value in inputs))
     except Exception:  # noqa: BLE001 - a graph the moved value breaks depends on it
         return None
+
+
+def feeders(record: dict[str, Any]) -> dict[str, list[str]]:
+    """For each operation of the graph (by op name), the operations that feed every node of it: what it is
+    computed from wherever it appears. `nonzero` feeds `linear` in a graph that projects only the rows it
+    selects, not in one that projects every row and selects afterwards."""
+    ancestors: dict[str, set[str]] = {}
+    operations: dict[str, str] = {}
+    fed: dict[str, set[str]] = {}
+    for entry in record.get("nodes", ()):  # a record lists its nodes in the graph's order: inputs first
+        if not isinstance(entry, dict):
+            continue
+        name = entry.get("name")
+        above: set[str] = set()
+        for parent in replay.node_names((entry.get("args"), entry.get("kwargs"))):
+            above |= ancestors.get(parent, set()) | ({operations[parent]} if parent in operations else set())
+        ancestors[name] = above
+        if entry.get("op") in ("call_function", "call_method"):
+            op = operations[name] = replay.op_name(entry.get("target"))
+            fed[op] = fed[op] & above if op in fed else set(above)
+    return {op: sorted(found) for op, found in fed.items()}
+
+
+def merged_feeders(records: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """feeders over several graphs: what feeds an operation in every graph that has it."""
+    merged: dict[str, set[str]] = {}
+    for record in records:
+        for op, found in feeders(record).items():
+            merged[op] = merged[op] & set(found) if op in merged else set(found)
+    return {op: sorted(found) for op, found in merged.items()}

@@ -256,7 +256,7 @@ def live_targets(record: dict[str, Any], depth: int = 0) -> set[str]:
     live, stack, found = set(), [output] if output else [], set()
     while stack:
         entry = stack.pop()
-        for name in _node_names((entry.get("args"), entry.get("kwargs"))):
+        for name in node_names((entry.get("args"), entry.get("kwargs"))):
             if name in nodes and name not in live:
                 live.add(name)
                 stack.append(nodes[name])
@@ -270,13 +270,13 @@ def live_targets(record: dict[str, Any], depth: int = 0) -> set[str]:
     return found
 
 
-def _node_names(value: Any) -> list[str]:
+def node_names(value: Any) -> list[str]:
     if isinstance(value, dict):
         if set(value) == {"node"}:
             return [value["node"]]
-        return [name for item in value.values() for name in _node_names(item)]
+        return [name for item in value.values() for name in node_names(item)]
     if isinstance(value, (list, tuple)):
-        return [name for item in value for name in _node_names(item)]
+        return [name for item in value for name in node_names(item)]
     return []
 
 
