@@ -265,7 +265,10 @@ def test_an_operator_is_replayed_as_the_reference_step_so_a_skip_is_no_pass(tmp_
         path = ROOT_TESTS / "alternatives" / "numpy-custom-op__curve_as_arguments.rejected.py"
     report = check_file(exercise, path)
     checks = {check.name: check for check in report.checks}
-    assert [name for name, check in checks.items() if check.status != "pass"] == ["replay-matches"], report.checks
+    failing = [name for name, check in checks.items() if check.status != "pass"]
+    # the whole function behind an operator also hides the matching from the grader's reading of the text
+    assert failing == (["replay-matches", "matching-called"] if case == "whole function" else ["replay-matches"]), \
+        report.checks
     assert f"in place of your operator, which must take and return what `{exercise.opaque_step}` does" in \
         checks["replay-matches"].message
 
