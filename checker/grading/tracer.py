@@ -45,14 +45,13 @@ def module_body(tree: ast.Module) -> ast.FunctionDef:
 
 
 def entry_functions(file: FileText, entry: str) -> list[tuple[ast.AST, str | None]]:
+    """Where the trace starts: the entry function, or a module-level instance's `forward` (with its class)."""
     if entry in file.functions:
         return [(file.functions[entry], None)]
     made = file.instances.get(entry)
     if made in file.classes and file.bindings.get(entry, 0) == 1:
         return [(method, made) for method in class_methods(file, made, SUBMODULE_METHODS)]
     return []
-
-
 
 
 class Tracer:
