@@ -252,10 +252,10 @@ def judge(exercise: Exercise, trial: Any, order: list[int], trial_draws: list[dr
     called = sorted({str(name) for _, _, names in rebuilt.values() for name in names})
     moved = set()  # the scalar reads whose value the result follows (dependence.py)
     for graph_index, (module, inputs, names) in rebuilt.items():
-        if {replay.op_name(name) for name in names} & set(dependence.SCALAR_READS):
-            draw = next(d for d in replay_draws if any(g == graph_index for g, _ in claimed.get(draws.signature(d), ())))
-            moved |= dependence.moved_reads(records[graph_index], stand_ins,
-                                            replay.graph_inputs(inputs, parameters, draw.args, draw.kwargs))
+        if {replay.op_name(name) for name in names} & set(dependence.MOVED):
+            calls = [replay.graph_inputs(inputs, parameters, d.args, d.kwargs) for d in replay_draws
+                     if any(g == graph_index for g, _ in claimed.get(draws.signature(d), ()))]
+            moved |= dependence.moved_reads(records[graph_index], stand_ins, calls)
     mine = replay.file_operators(set(called))
     standing = (f", with the reference's `{exercise.opaque_step}` in place of your operator {mine[0]}"
                 if operator is not None and mine else "")

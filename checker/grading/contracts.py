@@ -17,7 +17,7 @@ from checker.course.manifest import Exercise
 from checker.grading.plain import output_difference
 from checker.grading.replay import op_name
 from checker.grading.report import FAIL, PASS, SKIP, CheckResult
-from checker.grading.dependence import SCALAR_READS
+from checker.grading.dependence import MOVED
 from checker.grading.file_text import LEFT_OUT_SETS, resolver
 from checker.grading.traced_text import hatch_problem, reached_problem, runs_problem, untraced_problem
 
@@ -171,12 +171,12 @@ def _structure_problem(contract: Contract, entry: str, verdict: Any, source: str
         called = {op_name(name) for name in verdict.get("holds") or ()}  # on a path to the output, not left unused
         wanted = contract.graph_holds.split("|")
         found = called & set(wanted)
-        scalar = found & set(SCALAR_READS)
-        if found - scalar or scalar & set(verdict.get("moved") or ()):
+        moving = found & set(MOVED)  # found, but must also be what the result follows (dependence.py)
+        if found - moving or moving & set(verdict.get("moved") or ()):
             return None
-        if scalar:
-            return (f"the graph the grader replayed reads it ({' or '.join(sorted(scalar))}), but its result does not "
-                    "change with the value read: the task asks the graph to use it.")
+        if moving:
+            return (f"the graph the grader replayed calls {' and '.join(sorted(moving))}, but its result does not "
+                    "change with what that computes: the task asks the graph to use it.")
         return (f"the graph the grader replayed calls no {' or '.join(wanted)}: the task asks for it in the graph, "
                 "where it runs when the graph runs.")
     kind, name, *start = contract.file_has.split()  # `runs NAMES from FUNCTION`

@@ -4,7 +4,9 @@ A task that keeps `.item()` (capture-item, tolist-weights) is graded by `item-in
 must read the count in the graph, on a path to its output. A path is not a use: `count * 0` is on one. So the
 grader replays the graph once more on the same input, with every value such a node reads moved by one, and
 the read counts only where the result then changes (or the graph no longer runs, as when the count sizes a
-tensor). A pure function of the graph record and the grader's own draw; nothing of the checked process runs.
+tensor). A `while_loop` that decides the rounds (while-loop-nms) counts only where putting its result back to
+what it started from changes the graph's result on one of the replayed calls: a loop that never runs a round,
+beside rounds unrolled while Dynamo traced, does not. A pure function of the graph record and the grader's own draw; nothing of the checked process runs.
 """
 
 from __future__ import annotations
@@ -17,34 +19,44 @@ import torch
 from checker.grading import allowed, replay
 from checker.grading.plain import fresh_copy, plain
 
-SCALAR_READS = ("item", "_local_scalar_dense")  # the operations whose value is moved
+SCALAR_READS = ("item", "_local_scalar_dense")  # the operations whose value is moved by one
+MOVED = (*SCALAR_READS, "while_loop")  # and a loop, whose result is put back to what it started from
 
 
-def moved_reads(record: Any, stand_ins: dict[str, Any], inputs: list[Any]) -> set[str]:
-    """The SCALAR_READS of the graph (by op name) whose value, moved by one, changes the graph's result on
-    `inputs` (a replayed call's values, copied here); empty where the graph reads none."""
-    baseline = _run(replay.rebuild(record, **stand_ins)[0], inputs)
+def moved_reads(record: Any, stand_ins: dict[str, Any], calls: list[list[Any]]) -> set[str]:
+    """The operations of MOVED in the graph (by op name) whose result, moved (a scalar by one, a while_loop's
+    carried values back to where they started), changes the graph's result on one of `calls` (replayed calls'
+    values, copied here); empty where the graph has none."""
     moved = set()
-    for name in SCALAR_READS:
-        module = replay.rebuild(record, **stand_ins)[0]
-        if not _move(module, name):
-            continue
-        result = _run(module, inputs)
-        if result is None or baseline is None or repr(plain(result)) != repr(plain(baseline)):
-            moved.add(name)
+    for name in MOVED:
+        for inputs in calls:
+            module = replay.rebuild(record, **stand_ins)[0]
+            if not _move(module, name):
+                break
+            baseline, result = _run(replay.rebuild(record, **stand_ins)[0], inputs), _run(module, inputs)
+            if result is None or baseline is None or repr(plain(result)) != repr(plain(baseline)):
+                moved.add(name)
+                break
     return moved
 
 
 def _move(module: torch.fx.GraphModule, name: str) -> bool:
-    """Put `value + 1` in place of each read called `name` for its users; False where there is none."""
+    """Put `value + 1` in place of each read called `name` for its users (a while_loop: the values it was
+    started with); False where there is none."""
     reads = [node for node in module.graph.nodes if node.op in ("call_function", "call_method")
              and _read_name(node.target) == name]
     for node in reads:
         with module.graph.inserting_after(node):
-            shifted = module.graph.call_function(operator.add, (node, 1))
+            shifted = (module.graph.call_function(_started_with, (node.args[2],)) if name == "while_loop"
+                       else module.graph.call_function(operator.add, (node, 1)))
         node.replace_all_uses_with(shifted, delete_user_cb=lambda user: user is not shifted)
     module.recompile()
     return bool(reads)
+
+
+def _started_with(carried: Any) -> tuple[Any, ...]:
+    """A while_loop that ran no round: its carried values as they came in."""
+    return tuple(carried)
 
 
 def _read_name(target: Any) -> str:
