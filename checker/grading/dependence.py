@@ -1,4 +1,4 @@
-"""Whether a graph's result depends on a scalar it reads: the grader's own replay, with that value moved.
+"""Whether a graph's result depends on what an operation computes: the grader's own replay, with it moved.
 
 A task that keeps `.item()` (capture-item, tolist-weights) is graded by `item-in-graph`: the replayed graph
 must read the count in the graph, on a path to its output. A path is not a use: `count * 0` is on one. So the
@@ -6,7 +6,9 @@ grader replays the graph once more on the same input, with every value such a no
 the read counts only where the result then changes (or the graph no longer runs, as when the count sizes a
 tensor). A `while_loop` that decides the rounds (while-loop-nms) counts only where putting its result back to
 what it started from changes the graph's result on one of the replayed calls: a loop that never runs a round,
-beside rounds unrolled while Dynamo traced, does not. A pure function of the graph record and the grader's own draw; nothing of the checked process runs.
+beside rounds unrolled while Dynamo traced, does not. `feeders` reads which operations an operation is computed
+from (capture-nonzero: the head on the selected rows). Pure functions of the graph record and the grader's own
+draws; nothing of the checked process runs.
 """
 
 from __future__ import annotations

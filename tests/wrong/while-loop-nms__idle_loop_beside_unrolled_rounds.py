@@ -27,5 +27,6 @@ def greedy_nms(boxes: torch.Tensor, scores: torch.Tensor, iou_threshold: float =
         best_box = boxes.index_select(0, best.reshape(1)).squeeze(0)
         alive = alive & (box_iou(best_box, boxes) <= iou_threshold)
     # A loop in the graph that never runs a round, on the output's path.
-    (idle,) = torch.while_loop(lambda count: count < 0, lambda count: (count + 1,), (torch.zeros((), dtype=torch.long),))
+    start = (torch.zeros((), dtype=torch.long),)
+    (idle,) = torch.while_loop(lambda count: count < 0, lambda count: (count + 1,), start)
     return keep & (idle == 0)
