@@ -47,7 +47,7 @@ from typing import Any
 KINDS = ("effects", "raises", "state", "gradients", "interface", "structure", "graded-by")
 MODES = ("eager", "default", "fullgraph")
 EFFECTS = ("stdout", "warnings", "logs")
-RETURNS = ("positive-float",)
+RETURNS = ("positive-float", "positive-int")
 FILE_CONSTRUCTS = ("dataclass", "call", "unchanged", "untraced", "config", "reaches", "hatch", "runs")
 CHECKS = ("eager-matches", "compiled-matches", "replay-matches", "no-graph-breaks", "fullgraph-compiles")
 

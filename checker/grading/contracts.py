@@ -144,6 +144,8 @@ def _interface_problem(exercise: Exercise, contract: Contract, got: Any, want: A
         return f"`{contract.expression}` raised {got['error']}."
     if contract.returns == "positive-float" and not (isinstance(got, float) and got > 0):
         return f"`{contract.expression}` returned {got!r:.80}, not a positive number of seconds."
+    if contract.returns == "positive-int" and not (type(got) is int and got > 0):
+        return f"`{contract.expression}` returned {got!r:.80}, not a positive count."
     return None
 
 

@@ -15,6 +15,11 @@ course's fixes use (IMPORTABLE), and whatever the shipped exercise file itself i
 optional kernels). A name a `from` import brings in is read as the attribute it is (`from sys import
 modules` is `sys.modules`), and so is a class pattern's attribute in a `match` (`case object(f_back=f)`).
 
+A string in the file that parses as code which calls, imports or looks a name up is read as code too: torch
+has many functions that run a string (fx's `_method_from_src`, a string annotation `eval`ed by
+`torch.library.infer_schema`). A string built at run time is the checked process's audit hook's to read
+(code_guard.py), with this same reading.
+
 A text check, not a sandbox: it cannot see through every door torch itself leaves open, and it says so in
 the threat model. What it does is take away the plain ways, which are all the ways a forged report has
 been written so far.
@@ -69,7 +74,12 @@ _ATTRIBUTES = {
     # what evaluates a string as code or imports by name: annotations, logging's config, a timer's statement
     "get_type_hints", "ForwardRef", "_eval_type", "dictConfig", "fileConfig", "listen", "_resolve",
     "_getattr", "attrgetter", "locate", "_locate", "import_string", "_import_module",
+    # what compiles a string of the caller's (module docstring: the strings themselves are read as code too)
+    "_method_from_src", "execWrapper", "unsupported_tensor_ops", "CodeGen", "set_codegen", "_codegen",
+    "__annotations__", "__text_signature__", "__signature__",
 }
+# A string holding these is read as code: whatever looks a name up, or calls, or imports.
+_CODE_NODES = (ast.Import, ast.ImportFrom, ast.Call, ast.Attribute)
 
 
 # Names of a kind, wherever torch defines one: what looks an object up by a string (`getattr_recursive`,
@@ -116,7 +126,23 @@ def problems(source: str | None, shipped: str | None = None) -> list[str]:
             found += [f"line {node.lineno}: `case ...({name}=...)`" for name in node.kwd_attrs if _refused_attribute(name)]
         if isinstance(node, ast.Call) and _runs_its_strings(node.func, timeit_names):
             found += _statement_problems(node, shipped, defined)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            found += [f"line {node.lineno}: in a string, {problem.split(': ', 1)[1]}"
+                      for problem in _string_problems(node.value, shipped)]
     return sorted(set(found), key=lambda text: int(text.split()[1].rstrip(":")))
+
+
+def _string_problems(text: str, shipped: str | None) -> list[str]:
+    """A string that parses as code that looks a name up, calls or imports is read as code: torch has many
+    functions that run a string (a string annotation `eval`ed by `torch.library.infer_schema`, fx's sources).
+    One built at run time is the audit hook's to read (code_guard.py)."""
+    try:
+        tree = ast.parse(text.strip())
+    except (SyntaxError, ValueError):
+        return []  # not code: nothing Python would run
+    if not any(isinstance(node, _CODE_NODES) for node in ast.walk(tree)):
+        return []
+    return problems(text.strip(), shipped)
 
 
 def _refused_attribute(name: str) -> bool:
@@ -168,8 +194,10 @@ def _denied_module(name: str, allowed: set[str]) -> bool:
         or any(".".join(parts[:length]) in DENIED_SUBMODULES for length in range(2, len(parts) + 1))
 
 
-def gate_check(source: str | None, shipped: str | None = None) -> CheckResult:
-    found = problems(source, shipped)
+def gate_check(source: str | None, shipped: str | None = None, refused: list[str] = ()) -> CheckResult:
+    """The gate's check: the file's text, and `refused`, what the checked process asked Python to run as code
+    and was refused (code_guard.py)."""
+    found = problems(source, shipped) + [f"at run time, {what}" for what in refused]
     if not found:
         return CheckResult(NAME, PASS, "the file uses nothing that reaches into the checker")
     shown = "; ".join(found[:5]) + (f"; and {len(found) - 5} more" if len(found) > 5 else "")

@@ -152,12 +152,47 @@ def warnings_raised_by(build: Any) -> int:
     return len(caught)
 
 
+def forward_calls(module: Any, run: Any) -> int:
+    """How many times `run()` calls `module` (nn.Module's call runs its pre-hooks): for a contract's expression
+    (`forward_calls(layer, lambda: time_layer(layer, x))`), where a helper must use what it is given."""
+    count = [0]
+    handle = torch.nn.Module.register_forward_pre_hook(module, lambda *_: count.__setitem__(0, count[0] + 1))
+    try:
+        run()
+    finally:
+        handle.remove()
+    return count[0]
+
+
+_INSTANCE_DICT = torch.nn.Module.__dict__["__dict__"]  # nn.Module's own: no subclass's `__dict__` stands in
+
+
+def submodule(module: Any, name: str) -> Any:
+    """The submodule registered as `name`, read from nn.Module's table, as its attribute look-up reads it (a
+    subclass's property of that name is not taken at its word)."""
+    return _INSTANCE_DICT.__get__(module)["_modules"][name]
+
+
+def own_parameters(module: Any) -> list[Any]:
+    """Every parameter of `module` and its submodules, read from nn.Module's tables: a subclass's `parameters()`
+    that yields other tensors (detached copies) is not taken at its word."""
+    tables = _INSTANCE_DICT.__get__(module)
+    found = [p for p in tables["_parameters"].values() if p is not None]
+    for child in tables["_modules"].values():
+        found += own_parameters(child) if child is not None else []
+    return found
+
+
+_HELPERS = {"warnings_raised_by": warnings_raised_by, "forward_calls": forward_calls, "submodule": submodule,
+            "own_parameters": own_parameters}
+
+
 def _evaluate(expression: str, module: Any, mode: str) -> Any:
     """The contract's expression in the file's namespace, with the course's helpers over it (a file's own
-    `warnings_raised_by` does not stand in for the checker's), as plain data, or {"error": why}."""
+    `warnings_raised_by` does not stand in for the checker's: _HELPERS), as plain data, or {"error": why}."""
     try:
         with contextlib.redirect_stdout(io.StringIO()), engine._set_stance("force_eager"):
-            namespace = {**vars(module), "warnings_raised_by": warnings_raised_by}
+            namespace = {**vars(module), **_HELPERS}
             value = eval(expression, namespace)  # noqa: S307 - the course's own expression
     except Exception as err:  # noqa: BLE001 - a missing name or a failing helper is what the check reports
         return {"error": error_line(err)}

@@ -44,6 +44,7 @@ from checker.course.resolver import reference_copies
 from checker.dynamo import engine, registry
 from checker.grading import advice, sandbox
 from checker.grading.audit import audit_here, run_audit
+from checker.grading.code_guard import refused_code
 from checker.grading.confine import writes_check
 from checker.grading.contracts import contract_checks
 from checker.grading.gate import gate_check
@@ -193,7 +194,8 @@ def _decide(exercise: Exercise, path: str, trials: Trials, ref: dict[str, Any], 
         checks += contract_checks(exercise, payloads, ref, verdict, source if source is not None else read_source(path),
                                   _shipped(exercise))
 
-    gate = gate_check(source if source is not None else read_source(path), _shipped(exercise, always=True))
+    gate = gate_check(source if source is not None else read_source(path), _shipped(exercise, always=True),
+                      refused_code(trials.outcome.output))
     checks += [gate] if gate.status != PASS else []  # a guard, not part of the task: named only when it fails
     breaks = _graph_breaks(default, fullgraph)
     status = ERROR if any(c.status == ERROR for c in checks) else FAIL if any(c.status == FAIL for c in checks) else PASS

@@ -40,7 +40,7 @@ from torch._dynamo import eval_frame
 from checker.course import draws
 from checker.course.manifest import Exercise, build_call
 from checker.dynamo import engine
-from checker.grading import observe, replay, tamper
+from checker.grading import code_guard, observe, replay, tamper
 from checker.grading.plain import fresh_copy, plain
 
 
@@ -148,6 +148,8 @@ def run_trial(exercise: Exercise, path: str, mode: str, snapshot: tamper.Snapsho
     `watch=False` (course code only: the reference) skips the tamper snapshot and the graph records.
     """
     snapshot = snapshot or (tamper.Snapshot.take() if watch else None)  # before any learner code runs
+    if watch:  # before the learner's import: what their file has compiled is read as their file is
+        code_guard.install(read_source(exercise.original_path) if os.path.isfile(exercise.original_path) else None)
     loggers = observe.loggers_of(exercise)
     try:
         with observe.capture(path, loggers) as imported:

@@ -1,0 +1,130 @@
+"""Text that becomes code: torch has many functions that run a string (fx's `_method_from_src`, jit's
+`execWrapper` and `_eval_no_call`, the `eval` of a string annotation in `torch.library.infer_schema`). The gate
+reads a string written in the file as code; the audit hook of the checked process (code_guard.py) reads one built
+at run time. Either way a string that reaches into the checker fails `no-grader-access`."""
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from checker.course.manifest import find_exercise
+from checker.grading import gate
+from checker.grading.report import FAIL, PASS
+from checker.grading.sandbox import Limits
+from checker.grading.strict import check_file
+
+LIMITS = Limits(timeout=60, memory_mb=2048)
+
+UNFIXED_COND = '''
+def gated_residual(x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+    h = x @ weight
+    if h.mean() > 0:
+        return x + torch.relu(h)
+    return x - torch.tanh(h)
+'''
+
+
+@pytest.mark.parametrize("text", [
+    'import torch\nm = torch.fx.graph_module._method_from_src("_m", "import sys\\ndef _m():\\n    return sys.modules", {})',
+    'import torch\nbox = {}\ntorch.jit.unsupported_tensor_ops.execWrapper("import sys", {"box": box}, {})',
+    'import torch\ndef f(x: "(__import__(\'sys\').modules, torch.Tensor)[1]") -> torch.Tensor:\n    return x',
+    'import torch\ndef f(x: torch.Tensor) -> "torch.sys.modules":\n    return x',
+    'import torch\nnames = ["torch.sys.modules"]',
+])
+def test_a_string_that_reaches_into_the_checker_is_read_as_code(text):
+    found = gate.problems(text)
+    assert found and any("in a string" in problem or "execWrapper" in problem for problem in found), found
+
+
+@pytest.mark.parametrize("text", [
+    'mode = "eval"', 'modes = ("train/eval", "open")', 'schema = "mylib::op(Tensor x) -> Tensor"',
+    'def f(x):\n    """Seconds per call of `layer(x)`, timed from outside after a warm-up."""\n    return x',
+    'import torch\ndef f(x: "torch.Tensor") -> "torch.Tensor":\n    return x',
+    'from torch.utils import benchmark\nt = benchmark.Timer("layer(x)", globals={})',
+])
+def test_a_plain_string_is_not_taken_for_code(text):
+    assert gate.problems(text) == []
+
+
+# The string is built when the file runs, so no text check sees it; `_eval_no_call` evaluates attribute walks.
+BUILT_AT_IMPORT = '''
+import torch
+modules = torch.jit.annotations._eval_no_call("torch.s" + "ys.mo" + "dules", {"torch": torch}, None)
+''' + UNFIXED_COND
+
+CAUGHT = '''
+import torch
+try:
+    modules = torch.jit.annotations._eval_no_call("torch.s" + "ys.mo" + "dules", {"torch": torch}, None)
+except PermissionError:
+    modules = None
+''' + UNFIXED_COND.replace("if h.mean() > 0:\n        return x + torch.relu(h)\n    return x - torch.tanh(h)",
+                           "return torch.where(h.mean() > 0, x + torch.relu(h), x - torch.tanh(h))")
+
+BUILT_IN_THE_ENTRY = '''
+import torch
+
+
+def gated_residual(x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+    h = x @ weight
+    torch.jit.annotations._eval_no_call("torch.s" + "ys.mo" + "dules", {"torch": torch}, None)
+    return torch.where(h.mean() > 0, x + torch.relu(h), x - torch.tanh(h))
+'''
+
+
+@pytest.mark.parametrize("text", [BUILT_AT_IMPORT, CAUGHT, BUILT_IN_THE_ENTRY], ids=["at-import", "caught", "in-entry"])
+def test_a_string_built_at_run_time_and_run_as_code_fails_the_gate(tmp_path, text):
+    path = tmp_path / "03_cond_on_input.py"
+    path.write_text(text)
+    assert gate.problems(text) == []  # nothing in the text: the checked process's hook finds it
+    report = check_file(find_exercise("cond-on-input"), path, LIMITS)
+    checks = {check.name: check for check in report.checks}
+    assert report.status != PASS and checks["no-grader-access"].status == FAIL, report.to_dict()
+    assert "at run time, text run as code ('torch.sys.modules'" in checks["no-grader-access"].message
+
+
+def test_the_hook_leaves_what_python_and_torch_compile_for_a_plain_file_alone(tmp_path):
+    """A dataclass, a namedtuple, a timer's statement and a compiled function, in a process with the hook: each
+    is compiled on the file's behalf or by Dynamo, and none of it reaches into the checker."""
+    learner = tmp_path / "learner.py"
+    learner.write_text(textwrap.dedent('''
+        import collections, dataclasses, timeit
+        import torch
+
+        @dataclasses.dataclass(frozen=True)
+        class Box:
+            low: float
+            high: float = 1.0
+
+        Pair = collections.namedtuple("Pair", "a b")
+        seconds = timeit.timeit("sum(range(10))", number=3)
+        compiled = torch.compile(lambda x: torch.relu(x) + Box(0.0).high, backend="eager", fullgraph=True)
+        print(compiled(torch.ones(2)).tolist(), Pair(1, 2).b, seconds > 0)
+        try:
+            eval("__imp" + "ort__('sys')")
+        except PermissionError as err:
+            print("refused:", err)
+    '''))
+    program = textwrap.dedent(f'''
+        from checker.grading import code_guard, trial
+        code_guard.install(None)
+        trial.import_file({str(learner)!r})
+    ''')
+    run = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert "[2.0, 2.0] 2 True" in run.stdout
+    assert "refused: no-grader-access: text run as code" in run.stdout and "`__import__`" in run.stdout
+
+
+def test_a_module_the_file_imports_from_beside_it_is_read_as_its_code():
+    """tests/hostile/forged_frames_cond.py puts its own folder on sys.path and imports forge.py, which writes
+    result frames: the gate sees only the importing file, the hook reads forge.py's source as it is compiled."""
+    from pathlib import Path
+
+    hostile = Path(__file__).parent / "hostile"
+    report = check_file(find_exercise("cond-on-input"), hostile / "forged_frames_cond.py", LIMITS)
+    checks = {check.name: check for check in report.checks}
+    assert report.status != PASS and checks["no-grader-access"].status == FAIL, report.to_dict()
+    assert "at run time, text run as code" in checks["no-grader-access"].message
