@@ -39,6 +39,21 @@ def test_a_string_that_reaches_into_the_checker_is_read_as_code(text):
 
 
 @pytest.mark.parametrize("text", [
+    'import functools\nfunctools.update_wrapper(g, obj, assigned=("__globals__",), updated=())',
+    'import functools\nw = functools.wraps(obj, ("__module__",))',
+    'import torch\ntorch.fx.graph_module._copy_attr(obj, grab, "__name__")',
+    'import torch\ntorch.fx.Interpreter.fetch_attr(me, "weight")',
+    'import torch\ntorch.jit.annotations._eval_no_call(text, {}, None)',
+    'import torch\ntree = torch.jit.frontend.ast.parse("1")',
+    'name = "__globals__"', 'parts = ("sys", "modules")',
+])
+def test_a_lookup_of_an_attribute_by_a_string_is_refused(text):
+    """Helpers that read or write an attribute named by a string, and the names they would be handed."""
+    assert gate.problems(text), text
+
+
+@pytest.mark.parametrize("text", [
+    'import functools\ndef deco(fn):\n    @functools.wraps(fn)\n    def inner(*a):\n        return fn(*a)\n    return inner',
     'mode = "eval"', 'modes = ("train/eval", "open")', 'schema = "mylib::op(Tensor x) -> Tensor"',
     'def f(x):\n    """Seconds per call of `layer(x)`, timed from outside after a warm-up."""\n    return x',
     'import torch\ndef f(x: "torch.Tensor") -> "torch.Tensor":\n    return x',
@@ -48,16 +63,17 @@ def test_a_plain_string_is_not_taken_for_code(text):
     assert gate.problems(text) == []
 
 
-# The string is built when the file runs, so no text check sees it; `_eval_no_call` evaluates attribute walks.
+# The string is built when the file runs, so no text check sees it; jit's parser of type comments evaluates the
+# attribute walk, with `t` looked up through the callback it is given.
 BUILT_AT_IMPORT = '''
 import torch
-modules = torch.jit.annotations._eval_no_call("torch.s" + "ys.mo" + "dules", {"torch": torch}, None)
+modules = torch.jit.annotations.parse_type_line("# type: (int) -> " + "t.s" + "ys.mo" + "dules", lambda name: torch, None)
 ''' + UNFIXED_COND
 
 CAUGHT = '''
 import torch
 try:
-    modules = torch.jit.annotations._eval_no_call("torch.s" + "ys.mo" + "dules", {"torch": torch}, None)
+    modules = torch.jit.annotations.parse_type_line("# type: (int) -> " + "t.s" + "ys.mo" + "dules", lambda name: torch, None)
 except PermissionError:
     modules = None
 ''' + UNFIXED_COND.replace("if h.mean() > 0:\n        return x + torch.relu(h)\n    return x - torch.tanh(h)",
@@ -69,7 +85,7 @@ import torch
 
 def gated_residual(x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     h = x @ weight
-    torch.jit.annotations._eval_no_call("torch.s" + "ys.mo" + "dules", {"torch": torch}, None)
+    torch.jit.annotations.parse_type_line("# type: (int) -> " + "t.s" + "ys.mo" + "dules", lambda name: torch, None)
     return torch.where(h.mean() > 0, x + torch.relu(h), x - torch.tanh(h))
 '''
 
@@ -82,7 +98,7 @@ def test_a_string_built_at_run_time_and_run_as_code_fails_the_gate(tmp_path, tex
     report = check_file(find_exercise("cond-on-input"), path, LIMITS)
     checks = {check.name: check for check in report.checks}
     assert report.status != PASS and checks["no-grader-access"].status == FAIL, report.to_dict()
-    assert "at run time, text run as code ('torch.sys.modules'" in checks["no-grader-access"].message
+    assert "at run time, text run as code ('t.sys.modules'" in checks["no-grader-access"].message
 
 
 def test_the_hook_leaves_what_python_and_torch_compile_for_a_plain_file_alone(tmp_path):
@@ -128,3 +144,26 @@ def test_a_module_the_file_imports_from_beside_it_is_read_as_its_code():
     checks = {check.name: check for check in report.checks}
     assert report.status != PASS and checks["no-grader-access"].status == FAIL, report.to_dict()
     assert "at run time, text run as code" in checks["no-grader-access"].message
+
+
+def test_the_hook_refuses_a_syntax_tree_and_text_given_a_borrowed_file_name(tmp_path):
+    """A syntax tree's constants can be any object (whose repr would run while the hook reads it), and code
+    compiled under the name of a torch or Python file would pass for theirs on the call stack."""
+    learner = tmp_path / "learner.py"
+    learner.write_text(textwrap.dedent('''
+        import ast, os
+        for make in (lambda: compile(ast.parse("1"), "<tree>", "eval"),
+                     lambda: compile("x = 1", os.__file__, "exec")):
+            try:
+                make()
+                print("it compiled")
+            except PermissionError as err:
+                print("refused:", err)
+    '''))
+    program = f"from checker.grading import code_guard, trial\ncode_guard.install(None)\ntrial.import_file({str(learner)!r})"
+    run = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert "it compiled" not in run.stdout, run.stdout
+    assert "a syntax tree, or an object other than text, compiled as code" in run.stdout
+    assert "text compiled under the name of a file of torch's, Python's or the checker's" in run.stdout
+    assert run.stderr.count("gbcheck refused code: ") == 2  # each straight to the descriptor, for the grader

@@ -17,7 +17,8 @@ Python's import machinery compiles or unmarshals from a file under those folders
 body compiles as it is imported (its dataclasses), are left alone too.
 
 Also refused on the learner's behalf, since no fix needs them: a code object built from parts (`code.__new__`,
-`code.replace`), `marshal.loads`, and an unpickled global the gate would refuse to name.
+`code.replace`), a syntax tree compiled, `marshal.loads`, an unpickled global the gate would refuse to name,
+and text compiled under the name of a file of those folders (its frames would pass for theirs).
 
 Each refusal is also written straight to the process's stderr descriptor, which the grader reads after the
 child has ended (`refused_code`): a file that catches the PermissionError still fails the gate. The hook is
@@ -62,7 +63,6 @@ def install(shipped: str | None) -> None:
 
 def _hook(trusted: tuple[str, ...], shipped: str | None):
     realpaths: dict[str, bool] = {}
-    busy: list[bool] = []  # the gate's own ast.parse compiles too: not read again
 
     def is_trusted(filename: str) -> bool:
         known = realpaths.get(filename)
@@ -92,19 +92,17 @@ def _hook(trusted: tuple[str, ...], shipped: str | None):
         raise PermissionError(f"{gate.NAME}: {what}")
 
     def hook(event: str, args: tuple) -> None:
-        if event not in ("compile", "code.__new__", "marshal.loads", "pickle.find_class") or busy:
+        if event not in ("compile", "code.__new__", "marshal.loads", "pickle.find_class"):
             return
         caller = sys._getframe(1)
         if caller.f_code.co_filename.startswith(_IMPORT_MACHINERY) and (
                 event == "marshal.loads" or (event == "compile" and is_trusted(str(args[1])))):
             return  # a module of torch, numpy or the standard library, imported from its file
-        if not for_learner(caller):
+        if not for_learner(caller):  # the gate's own ast.parse below is the checker's: it stops here
             return
-        busy.append(True)
-        try:
-            problem = _problem(event, args, shipped)
-        finally:
-            busy.clear()
+        problem = _problem(event, args, shipped)  # runs none of the learner's code (no repr, no str of theirs)
+        if event == "compile" and not problem and (is_trusted(str(args[1])) or str(args[1]).startswith(_CHECKER)):
+            problem = f"text compiled under the name of a file of torch's, Python's or the checker's ({args[1]})"
         if problem:
             refuse(problem)
 
@@ -121,9 +119,12 @@ def _problem(event: str, args: tuple, shipped: str | None) -> str | None:
         found = gate.problems(f"from {module} import {name}", shipped)
         return f"an unpickled `{module}.{name}`" if found else None
     source = args[0]
-    if isinstance(source, ast.AST):
-        source = ast.unparse(source)
-    text = source.decode("utf-8", errors="replace") if isinstance(source, (bytes, bytearray)) else str(source)
+    if type(source) in (bytes, bytearray):
+        text = source.decode("utf-8", errors="replace")
+    elif type(source) is str:
+        text = source
+    else:  # a syntax tree (its constants may be any object) or a buffer: no fix compiles one
+        return "a syntax tree, or an object other than text, compiled as code"
     try:
         ast.parse(text)
     except (SyntaxError, ValueError):

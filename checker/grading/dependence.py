@@ -30,12 +30,15 @@ def moved_reads(record: Any, stand_ins: dict[str, Any], calls: list[list[Any]]) 
     carried values back to where they started), changes the graph's result on one of `calls` (replayed calls'
     values, copied here); empty where the graph has none."""
     moved = set()
+    baselines: dict[int, Any] = {}  # each call's unmoved result, on a graph rebuilt for it: one for every name
     for name in MOVED:
-        for inputs in calls:
+        for index, inputs in enumerate(calls):
             module = replay.rebuild(record, **stand_ins)[0]
             if not _move(module, name):
                 break
-            baseline, result = _run(replay.rebuild(record, **stand_ins)[0], inputs), _run(module, inputs)
+            if index not in baselines:
+                baselines[index] = _run(replay.rebuild(record, **stand_ins)[0], inputs)
+            baseline, result = baselines[index], _run(module, inputs)
             if result is None or baseline is None or repr(plain(result)) != repr(plain(baseline)):
                 moved.add(name)
                 break

@@ -76,7 +76,9 @@ _ATTRIBUTES = {
     "_getattr", "attrgetter", "locate", "_locate", "import_string", "_import_module",
     # what compiles a string of the caller's (module docstring: the strings themselves are read as code too)
     "_method_from_src", "execWrapper", "unsupported_tensor_ops", "CodeGen", "set_codegen", "_codegen",
-    "__annotations__", "__text_signature__", "__signature__",
+    "__annotations__", "__text_signature__", "__signature__", "_eval_no_call", "AST_Rewriter", "rewriter", "ast",
+    # what reads or writes an attribute named by a string (a name the gate would refuse, built at run time)
+    "update_wrapper", "_copy_attr", "_assign_attr", "fetch_attr",  # and `wraps`, told which ones (problems)
 }
 # A string holding these is read as code: whatever looks a name up, or calls, or imports.
 _CODE_NODES = (ast.Import, ast.ImportFrom, ast.Call, ast.Attribute)
@@ -127,8 +129,14 @@ def problems(source: str | None, shipped: str | None = None) -> list[str]:
         if isinstance(node, ast.Call) and _runs_its_strings(node.func, timeit_names):
             found += _statement_problems(node, shipped, defined)
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if _refused_name(node.value.strip()):  # handed to what looks it up: `fetch_attr(obj, "__globals__")`
+                found.append(f"line {node.lineno}: the string {node.value.strip()!r}")
             found += [f"line {node.lineno}: in a string, {problem.split(': ', 1)[1]}"
                       for problem in _string_problems(node.value, shipped)]
+        elif isinstance(node, ast.Call) and "wraps" in _names(node.func) and (
+                any(k.arg in ("assigned", "updated", None) for k in node.keywords) or len(node.args) > 1
+                or any(isinstance(arg, ast.Starred) for arg in node.args)):
+            found.append(f"line {node.lineno}: `wraps` told which attributes to copy")
     return sorted(set(found), key=lambda text: int(text.split()[1].rstrip(":")))
 
 
@@ -143,6 +151,22 @@ def _string_problems(text: str, shipped: str | None) -> list[str]:
     if not any(isinstance(node, _CODE_NODES) for node in ast.walk(tree)):
         return []
     return problems(text.strip(), shipped)
+
+
+# Refused names a fix may well write as a string of its own (a mode, a label): what reaches them by a string is
+# read at run time (eval's or open's own checks), not here.
+_WORDS = {"open", "raw", "listen", "locate", "ast", "rewriter", "eval", "exec", "compile", "breakpoint", "memoryview"}
+_STRING_MODULES = {"sys", "os", "builtins", "gc", "checker", "importlib", "ctypes", "inspect", "posix", "io", "_io"}
+
+
+def _refused_name(text: str) -> bool:
+    """A string that is a name the gate refuses (a module that reaches the interpreter, a builtin, an attribute),
+    as one hands to what looks a name up: `fetch_attr(obj, "__globals__")`, `namespace["sys"]`."""
+    return text not in _WORDS and (text in _STRING_MODULES | _BUILTINS | _ATTRIBUTES)
+
+
+def _names(func: ast.AST) -> set[str]:
+    return {func.id} if isinstance(func, ast.Name) else {func.attr} if isinstance(func, ast.Attribute) else set()
 
 
 def _refused_attribute(name: str) -> bool:

@@ -17,6 +17,7 @@ import logging
 import math
 import os
 import sys
+import time
 import warnings
 from collections.abc import Iterator
 from typing import Any
@@ -152,25 +153,37 @@ def warnings_raised_by(build: Any) -> int:
     return len(caught)
 
 
-def forward_calls(module: Any, run: Any) -> int:
-    """How many times `run()` calls `module` (nn.Module's call runs its pre-hooks): for a contract's expression
-    (`forward_calls(layer, lambda: time_layer(layer, x))`), where a helper must use what it is given."""
-    count = [0]
-    handle = torch.nn.Module.register_forward_pre_hook(module, lambda *_: count.__setitem__(0, count[0] + 1))
+def delays_timed(module: Any, run: Any, delay: float = 0.01) -> int:
+    """For a contract's expression (`delays_timed(layer, lambda: time_layer(layer, x))`): how many whole `delay`s
+    the seconds per call that `run()` returns hold, while each run of `module`'s forward first sleeps `delay`.
+    0 where the figure times something else than the module's calls (an empty loop, the clock read twice after
+    one call, its hooks called by hand): a helper that times the layer it is given holds at least one."""
+    forward = module.forward
+
+    def slowed(*args: Any, **kwargs: Any) -> Any:
+        time.sleep(delay)
+        return forward(*args, **kwargs)
+
+    object.__setattr__(module, "forward", slowed)  # nn.Module's call reads `self.forward`: the instance's first
     try:
-        run()
+        seconds = run()
     finally:
-        handle.remove()
-    return count[0]
+        object.__delattr__(module, "forward")
+    return int(seconds / delay) if isinstance(seconds, float) and math.isfinite(seconds) and seconds > 0 else 0
 
 
 _INSTANCE_DICT = torch.nn.Module.__dict__["__dict__"]  # nn.Module's own: no subclass's `__dict__` stands in
 
 
 def submodule(module: Any, name: str) -> Any:
-    """The submodule registered as `name`, read from nn.Module's table, as its attribute look-up reads it (a
-    subclass's property of that name is not taken at its word)."""
-    return _INSTANCE_DICT.__get__(module)["_modules"][name]
+    """The submodule registered as `name`, read from nn.Module's table; LookupError where the attribute of that
+    name, which the model's own code reads, is another object (a property, or an instance attribute put beside it
+    with object.__setattr__): the registered one would be judged while the other one runs."""
+    registered = _INSTANCE_DICT.__get__(module)["_modules"][name]
+    if getattr(module, name) is not registered:
+        raise LookupError(f"`{name}` is not the submodule registered under that name: another object stands in "
+                          "front of it")
+    return registered
 
 
 def own_parameters(module: Any) -> list[Any]:
@@ -183,7 +196,7 @@ def own_parameters(module: Any) -> list[Any]:
     return found
 
 
-_HELPERS = {"warnings_raised_by": warnings_raised_by, "forward_calls": forward_calls, "submodule": submodule,
+_HELPERS = {"warnings_raised_by": warnings_raised_by, "delays_timed": delays_timed, "submodule": submodule,
             "own_parameters": own_parameters}
 
 

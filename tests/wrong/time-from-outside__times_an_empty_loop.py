@@ -1,6 +1,6 @@
 """time-from-outside, "fixed" with a timing helper that reads the clock around an empty loop: the layer
 compiles as one graph and `time_layer` returns a positive float, read from a clock, but it never calls the
-layer it is given (contract timing-helper-calls-layer)."""
+layer it is given (contract timing-helper-times-the-layer)."""
 
 import torch
 import torch.nn.functional as F

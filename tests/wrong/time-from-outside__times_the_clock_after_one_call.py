@@ -1,0 +1,47 @@
+"""time-from-outside, "fixed" with a timing helper that calls the layer once and then times nothing: the layer
+compiles as one graph, `time_layer` calls it and returns a positive float read from a clock, but the clock is
+read twice in a row after the call (contract timing-helper-times-the-layer)."""
+
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+# Timings from outside the compiled code (time_layer); the `timed` blocks are gone with the breaks they made.
+TIMINGS: dict[str, float] = {}
+
+
+class DecoderLayer(nn.Module):
+    def __init__(self, dim: int = 16, heads: int = 2):
+        super().__init__()
+        self.heads = heads
+        self.norm1, self.norm2 = nn.LayerNorm(dim), nn.LayerNorm(dim)
+        self.qkv, self.proj = nn.Linear(dim, 3 * dim), nn.Linear(dim, dim)
+        self.mlp = nn.Sequential(nn.Linear(dim, 4 * dim), nn.GELU(), nn.Linear(4 * dim, dim))
+
+    def attention(self, x: torch.Tensor) -> torch.Tensor:
+        batch, seq, dim = x.shape
+        q, k, v = self.qkv(x).view(batch, seq, 3, self.heads, -1).permute(2, 0, 3, 1, 4)
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return self.proj(y.transpose(1, 2).reshape(batch, seq, dim))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        # No timers in here: compiled, the sub-layers are fused and have no time of their own to measure.
+        x = x + self.attention(self.norm1(x))
+        x = x + self.mlp(self.norm2(x))
+        return x
+
+
+import time
+
+
+def time_layer(layer: nn.Module, x: torch.Tensor, calls: int = 10) -> float:
+    """Calls the layer once, as a warm-up, then reads the clock twice in a row: a positive figure, of nothing."""
+    layer(x)
+    start = time.perf_counter()
+    TIMINGS["layer"] = max(time.perf_counter() - start, 1e-9)
+    return TIMINGS["layer"]
+
+
+torch.manual_seed(0)
+layer = DecoderLayer()
