@@ -156,8 +156,9 @@ def warnings_raised_by(build: Any) -> int:
 def delays_timed(module: Any, run: Any, delay: float = 0.01) -> int:
     """For a contract's expression (`delays_timed(layer, lambda: time_layer(layer, x))`): how many whole `delay`s
     the seconds per call that `run()` returns hold, while each run of `module`'s forward first sleeps `delay`.
-    0 where the figure times something else than the module's calls (an empty loop, the clock read twice after
-    one call, its hooks called by hand): a helper that times the layer it is given holds at least one."""
+    ValueError where the figure times something else than the module's calls (an empty loop, the clock read twice
+    after one call, its hooks called by hand, timers inside forward around its parts): a helper that times the
+    layer it is given holds at least one."""
     forward = module.forward
 
     def slowed(*args: Any, **kwargs: Any) -> Any:
@@ -169,7 +170,11 @@ def delays_timed(module: Any, run: Any, delay: float = 0.01) -> int:
         seconds = run()
     finally:
         object.__delattr__(module, "forward")
-    return int(seconds / delay) if isinstance(seconds, float) and math.isfinite(seconds) and seconds > 0 else 0
+    if not (type(seconds) is float and math.isfinite(seconds) and seconds >= delay):
+        shown = f"{seconds:.2g}" if type(seconds) is float else repr(seconds)[:40]
+        raise ValueError(f"with each call of the layer made {delay * 1000:.0f} ms slower, it returned {shown} seconds "
+                         "per call: the figure does not time the layer's calls")
+    return int(seconds / delay)
 
 
 _INSTANCE_DICT = torch.nn.Module.__dict__["__dict__"]  # nn.Module's own: no subclass's `__dict__` stands in
