@@ -46,6 +46,9 @@ def test_a_string_that_reaches_into_the_checker_is_read_as_code(text):
     'import torch\ntorch.jit.annotations._eval_no_call(text, {}, None)',
     'import torch\ntree = torch.jit.frontend.ast.parse("1")',
     'name = "__globals__"', 'parts = ("sys", "modules")',
+    'import torch\nmodule = torch.inspect.getmodule(obj)', 'import torch\nframes = torch.fx.node.inspect.stack(0)',
+    'import enum\nenum.EnumType._convert_("E", "x", lambda name: True)', 'where = "checker.grading.sandbox"',
+    'class C:\n    __module__ = "x"', 'C.__module__ = name',
 ])
 def test_a_lookup_of_an_attribute_by_a_string_is_refused(text):
     """Helpers that read or write an attribute named by a string, and the names they would be handed."""
@@ -53,6 +56,7 @@ def test_a_lookup_of_an_attribute_by_a_string_is_refused(text):
 
 
 @pytest.mark.parametrize("text", [
+    'import dataclasses\nBoxes = dataclasses.make_dataclass("Boxes", [("x", int)])\nBoxes.__module__ = __name__',
     'import functools\ndef deco(fn):\n    @functools.wraps(fn)\n    def inner(*a):\n        return fn(*a)\n    return inner',
     'mode = "eval"', 'modes = ("train/eval", "open")', 'schema = "mylib::op(Tensor x) -> Tensor"',
     'def f(x):\n    """Seconds per call of `layer(x)`, timed from outside after a warm-up."""\n    return x',
@@ -146,14 +150,24 @@ def test_a_module_the_file_imports_from_beside_it_is_read_as_its_code():
     assert "at run time, text run as code" in checks["no-grader-access"].message
 
 
-def test_the_hook_refuses_a_syntax_tree_and_text_given_a_borrowed_file_name(tmp_path):
-    """A syntax tree's constants can be any object (whose repr would run while the hook reads it), and code
-    compiled under the name of a torch or Python file would pass for theirs on the call stack."""
+def test_the_hook_refuses_a_syntax_tree_a_borrowed_file_name_and_swapped_code(tmp_path):
+    """A syntax tree's constants can be any object (whose repr would run while the hook reads it), code compiled
+    under the name of a torch or Python file would pass for theirs on the call stack, and a function whose code or
+    defaults are replaced no longer runs what the gate read."""
     learner = tmp_path / "learner.py"
     learner.write_text(textwrap.dedent('''
         import ast, os
+        def swapped():
+            return 0
+
+        def set_code():
+            swapped.__code__ = (lambda: 1).__code__
+
+        def set_defaults():
+            swapped.__defaults__ = (1,)
+
         for make in (lambda: compile(ast.parse("1"), "<tree>", "eval"),
-                     lambda: compile("x = 1", os.__file__, "exec")):
+                     lambda: compile("x = 1", os.__file__, "exec"), set_code, set_defaults):
             try:
                 make()
                 print("it compiled")
@@ -166,4 +180,5 @@ def test_the_hook_refuses_a_syntax_tree_and_text_given_a_borrowed_file_name(tmp_
     assert "it compiled" not in run.stdout, run.stdout
     assert "a syntax tree, or an object other than text, compiled as code" in run.stdout
     assert "text compiled under the name of a file of torch's, Python's or the checker's" in run.stdout
-    assert run.stderr.count("gbcheck refused code: ") == 2  # each straight to the descriptor, for the grader
+    assert "a function's `__code__` replaced" in run.stdout and "a function's `__defaults__` replaced" in run.stdout
+    assert run.stderr.count("gbcheck refused code: ") == 4  # each straight to the descriptor, for the grader

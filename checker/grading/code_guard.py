@@ -16,8 +16,9 @@ is left alone; so is what the checker compiles (the learner's file itself, which
 Python's import machinery compiles or unmarshals from a file under those folders, and what such a module's
 body compiles as it is imported (its dataclasses), are left alone too.
 
-Also refused on the learner's behalf, since no fix needs them: a code object built from parts (`code.__new__`,
-`code.replace`), a syntax tree compiled, `marshal.loads`, an unpickled global the gate would refuse to name,
+Also refused on the learner's behalf, since no fix needs them: a function's code or defaults replaced (what
+runs would not be what the gate read), a code object built from parts (`code.__new__`, `code.replace`), a
+syntax tree compiled, `marshal.loads`, an unpickled global the gate would refuse to name,
 and text compiled under the name of a file of those folders (its frames would pass for theirs).
 
 Each refusal is also written straight to the process's stderr descriptor, which the grader reads after the
@@ -43,6 +44,9 @@ _IMPORT_MACHINERY = ("<frozen importlib._bootstrap", "<frozen zipimport")
 _DYNAMO_COMPILES = os.path.join(os.path.dirname(torch.__file__), "_dynamo", "convert_frame.py")
 _CHECKER = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _installed: list[bool] = []
+_SETS = ("object.__setattr__", "object.__delattr__")  # audited for a function's code and defaults
+_FUNCTION_INNARDS = ("__code__", "__defaults__", "__kwdefaults__")
+_EVENTS = {"compile", "code.__new__", "marshal.loads", "pickle.find_class", *_SETS}
 
 
 def _trusted_folders() -> tuple[str, ...]:
@@ -92,7 +96,7 @@ def _hook(trusted: tuple[str, ...], shipped: str | None):
         raise PermissionError(f"{gate.NAME}: {what}")
 
     def hook(event: str, args: tuple) -> None:
-        if event not in ("compile", "code.__new__", "marshal.loads", "pickle.find_class"):
+        if event not in _EVENTS or (event in _SETS and args[1] not in _FUNCTION_INNARDS):
             return
         caller = sys._getframe(1)
         if caller.f_code.co_filename.startswith(_IMPORT_MACHINERY) and (
@@ -110,6 +114,8 @@ def _hook(trusted: tuple[str, ...], shipped: str | None):
 
 
 def _problem(event: str, args: tuple, shipped: str | None) -> str | None:
+    if event in _SETS:
+        return f"a function's `{args[1]}` replaced"
     if event == "code.__new__":
         return "a code object built from parts"
     if event == "marshal.loads":

@@ -79,7 +79,13 @@ _ATTRIBUTES = {
     "__annotations__", "__text_signature__", "__signature__", "_eval_no_call", "AST_Rewriter", "rewriter", "ast",
     # what reads or writes an attribute named by a string (a name the gate would refuse, built at run time)
     "update_wrapper", "_copy_attr", "_assign_attr", "fetch_attr",  # and `wraps`, told which ones (problems)
+    # what hands back a module, a frame or the members of either (`inspect` and `enum` look modules up by name)
+    "getmodule", "getmembers", "currentframe", "getframeinfo", "getouterframes", "getinnerframes", "_convert_",
+    "_old_convert_", "global_enum", "_simple_enum", "__module__",
 }
+# The refused modules, as attributes: torch's modules hold some of them (`torch.inspect` is `inspect`). Not those
+# whose names are also methods or submodules of torch's (`Tensor.select`, `torch.signal`).
+_ATTRIBUTES |= _MODULES - {"select", "signal", "code", "io"}
 # A string holding these is read as code: whatever looks a name up, or calls, or imports.
 _CODE_NODES = (ast.Import, ast.ImportFrom, ast.Call, ast.Attribute)
 
@@ -107,6 +113,10 @@ def problems(source: str | None, shipped: str | None = None) -> list[str]:
                     for alias in node.names if alias.name == "timeit"}
     timeit_names |= {f"{alias.asname or alias.name}()" for node in ast.walk(tree)  # `from timeit import timeit`
                      if isinstance(node, ast.ImportFrom) and node.module == "timeit" for alias in node.names}
+    # `C.__module__ = __name__`, as a class statement of this file would set it (make_dataclass before 3.12)
+    own_module = {id(target) for node in ast.walk(tree) if isinstance(node, ast.Assign)
+                  and isinstance(node.value, ast.Name) and node.value.id == "__name__" for target in node.targets
+                  if isinstance(target, ast.Attribute) and target.attr == "__module__"}
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -119,10 +129,10 @@ def problems(source: str | None, shipped: str | None = None) -> list[str]:
             found += [f"line {node.lineno}: `from {node.module} import {a.name}`" for a in node.names
                       if a.name == "*" or a.name in _MODULES | _BUILTINS or _refused_attribute(a.name)
                       or _denied_module(f"{node.module}.{a.name}", allowed)]
-        elif isinstance(node, ast.Name) and node.id in _BUILTINS:
+        elif isinstance(node, ast.Name) and (node.id in _BUILTINS or node.id == "__module__"):  # a class's too
             found.append(f"line {node.lineno}: `{node.id}`")
         elif isinstance(node, ast.Attribute) and _refused_attribute(node.attr) \
-                and not (node.attr in _METHODS and id(node) in called):
+                and not (node.attr in _METHODS and id(node) in called) and id(node) not in own_module:
             found.append(f"line {node.lineno}: `.{node.attr}`")
         elif isinstance(node, ast.MatchClass):  # `case C(attr=p)` reads `subject.attr`
             found += [f"line {node.lineno}: `case ...({name}=...)`" for name in node.kwd_attrs if _refused_attribute(name)]
@@ -162,7 +172,7 @@ _STRING_MODULES = {"sys", "os", "builtins", "gc", "checker", "importlib", "ctype
 def _refused_name(text: str) -> bool:
     """A string that is a name the gate refuses (a module that reaches the interpreter, a builtin, an attribute),
     as one hands to what looks a name up: `fetch_attr(obj, "__globals__")`, `namespace["sys"]`."""
-    return text not in _WORDS and (text in _STRING_MODULES | _BUILTINS | _ATTRIBUTES)
+    return text not in _WORDS and (text in _STRING_MODULES | _BUILTINS | _ATTRIBUTES or text.startswith("checker."))
 
 
 def _names(func: ast.AST) -> set[str]:
