@@ -53,7 +53,7 @@ def test_an_honest_fix_passes(tmp_path):
      "s.InstructionTranslatorBase.log_graph_break.__closure__[0].cell_contents = print", "log_graph_break"),
     ("import sys; sys.modules['checker.dynamo.engine'].diagnose.__defaults__ = ('eager',)", "checker.dynamo.engine.diagnose"),
 ])
-def test_switching_things_off_is_rejected(tmp_path, switch_off, finding):
+def test_switching_things_off_is_rejected(tmp_path, switch_off, finding, without_code_guard):
     from torch._dynamo.symbolic_convert import InstructionTranslatorBase
 
     if "log_graph_break.__closure__" in switch_off and not hasattr(InstructionTranslatorBase, "log_graph_break"):
@@ -62,6 +62,14 @@ def test_switching_things_off_is_rejected(tmp_path, switch_off, finding):
     assert report.status == FAIL
     assert checks["nothing-switched-off"].status == FAIL
     assert finding in checks["nothing-switched-off"].message
+
+
+def test_defaults_replaced_are_refused_at_run_time(tmp_path):
+    """The checked process's hook stops the replacement itself (the tamper check behind it, above, finds it too)."""
+    switch_off = "import sys; sys.modules['checker.dynamo.engine'].diagnose.__defaults__ = ('eager',)"
+    report, checks = grade(tmp_path, "import torch\n" + switch_off + "\n" + FIXED_BODY)
+    assert report.status == FAIL, report.to_dict()
+    assert "at run time, a function's `__defaults__` replaced" in checks["no-grader-access"].message
 
 
 def test_disabled_entry_is_rejected(tmp_path):

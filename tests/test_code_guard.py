@@ -106,8 +106,9 @@ def test_a_string_built_at_run_time_and_run_as_code_fails_the_gate(tmp_path, tex
 
 
 def test_the_hook_leaves_what_python_and_torch_compile_for_a_plain_file_alone(tmp_path):
-    """A dataclass, a namedtuple, a timer's statement and a compiled function, in a process with the hook: each
-    is compiled on the file's behalf or by Dynamo, and none of it reaches into the checker."""
+    """A dataclass, a namedtuple with defaults, a timer's statement and compiled functions, one of them resumed
+    after a graph break, in a process with the hook: each is compiled on the file's behalf or by Dynamo (which sets
+    up the resumed comprehension's function), and none of it reaches into the checker."""
     learner = tmp_path / "learner.py"
     learner.write_text(textwrap.dedent('''
         import collections, dataclasses, timeit
@@ -118,10 +119,16 @@ def test_the_hook_leaves_what_python_and_torch_compile_for_a_plain_file_alone(tm
             low: float
             high: float = 1.0
 
-        Pair = collections.namedtuple("Pair", "a b")
+        Pair = collections.namedtuple("Pair", "a b", defaults=(2,))
         seconds = timeit.timeit("sum(range(10))", number=3)
         compiled = torch.compile(lambda x: torch.relu(x) + Box(0.0).high, backend="eager", fullgraph=True)
-        print(compiled(torch.ones(2)).tolist(), Pair(1, 2).b, seconds > 0)
+        print(compiled(torch.ones(2)).tolist(), Pair(1).b, seconds > 0)
+
+        def order(x):
+            pairs = sorted([(v, i) for i, v in enumerate(x.tolist())])  # a graph break: Dynamo resumes after it
+            return torch.tensor([i for _, i in pairs]) * 2
+
+        print(torch.compile(order, backend="eager")(torch.tensor([3.0, 1.0, 2.0])).tolist())
         try:
             eval("__imp" + "ort__('sys')")
         except PermissionError as err:
@@ -134,7 +141,7 @@ def test_the_hook_leaves_what_python_and_torch_compile_for_a_plain_file_alone(tm
     ''')
     run = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
-    assert "[2.0, 2.0] 2 True" in run.stdout
+    assert "[2.0, 2.0] 2 True" in run.stdout and "[2, 4, 0]" in run.stdout
     assert "refused: no-grader-access: text run as code" in run.stdout and "`__import__`" in run.stdout
 
 
@@ -153,10 +160,14 @@ def test_a_module_the_file_imports_from_beside_it_is_read_as_its_code():
 def test_the_hook_refuses_a_syntax_tree_a_borrowed_file_name_and_swapped_code(tmp_path):
     """A syntax tree's constants can be any object (whose repr would run while the hook reads it), code compiled
     under the name of a torch or Python file would pass for theirs on the call stack, and a function whose code or
-    defaults are replaced no longer runs what the gate read."""
+    defaults are replaced no longer runs what the gate read: by the file's own code, or by a helper of Python's
+    (on a function of torch's, or on the file's own)."""
     learner = tmp_path / "learner.py"
     learner.write_text(textwrap.dedent('''
-        import ast, os
+        import ast, functools, os
+        from unittest import mock
+        import torch
+
         def swapped():
             return 0
 
@@ -166,8 +177,14 @@ def test_the_hook_refuses_a_syntax_tree_a_borrowed_file_name_and_swapped_code(tm
         def set_defaults():
             swapped.__defaults__ = (1,)
 
-        for make in (lambda: compile(ast.parse("1"), "<tree>", "eval"),
-                     lambda: compile("x = 1", os.__file__, "exec"), set_code, set_defaults):
+        def helper_sets_defaults():
+            mock.patch.object(torch.nn.functional.dropout, "__defaults__", (0.0, False, False)).start()
+
+        def helper_sets_code():
+            functools.update_wrapper(swapped, lambda: 2, assigned=("__code__",), updated=())
+
+        for make in (lambda: compile(ast.parse("1"), "<tree>", "eval"), lambda: compile("x = 1", os.__file__, "exec"),
+                     set_code, set_defaults, helper_sets_defaults, helper_sets_code):
             try:
                 make()
                 print("it compiled")
@@ -181,4 +198,8 @@ def test_the_hook_refuses_a_syntax_tree_a_borrowed_file_name_and_swapped_code(tm
     assert "a syntax tree, or an object other than text, compiled as code" in run.stdout
     assert "text compiled under the name of a file of torch's, Python's or the checker's" in run.stdout
     assert "a function's `__code__` replaced" in run.stdout and "a function's `__defaults__` replaced" in run.stdout
-    assert run.stderr.count("gbcheck refused code: ") == 4  # each straight to the descriptor, for the grader
+    assert run.stdout.count("a function's `__defaults__` replaced") == 2
+    assert run.stdout.count("a function's `__code__` replaced") == 2
+    assert run.stdout.count("refused: ") == 6
+    # each straight to the descriptor, for the grader (mock's putting back what it replaced, refused too, adds one)
+    assert run.stderr.count("gbcheck refused code: ") == 7

@@ -17,9 +17,11 @@ Python's import machinery compiles or unmarshals from a file under those folders
 body compiles as it is imported (its dataclasses), are left alone too.
 
 Also refused on the learner's behalf, since no fix needs them: a function's code or defaults replaced (what
-runs would not be what the gate read), a code object built from parts (`code.__new__`, `code.replace`), a
-syntax tree compiled, `marshal.loads`, an unpickled global the gate would refuse to name,
-and text compiled under the name of a file of those folders (its frames would pass for theirs).
+runs would not be what the gate read), by the learner's code or by a helper (only a helper giving defaults to a
+function of the learner's that had none is left alone: Dynamo does so as it rebuilds a nested function to resume
+after a graph break, `namedtuple` to its `__new__`), a code object built from parts (`code.__new__`,
+`code.replace`), a syntax tree compiled, `marshal.loads`, an unpickled global the gate would refuse to name, and
+text compiled under the name of a file of those folders (its frames would pass for theirs).
 
 Each refusal is also written straight to the process's stderr descriptor, which the grader reads after the
 child has ended (`refused_code`): a file that catches the PermissionError still fails the gate. The hook is
@@ -33,6 +35,7 @@ import ast
 import os
 import sys
 import sysconfig
+import types
 
 import numpy
 import torch
@@ -76,6 +79,9 @@ def _hook(trusted: tuple[str, ...], shipped: str | None):
             realpaths[filename] = known
         return known
 
+    def guarded(filename: str) -> bool:
+        return is_trusted(filename) or filename.startswith(_CHECKER)
+
     def for_learner(frame) -> bool:
         """Whether the event was raised on the learner's behalf (module docstring)."""
         while frame is not None:
@@ -102,6 +108,10 @@ def _hook(trusted: tuple[str, ...], shipped: str | None):
         if caller.f_code.co_filename.startswith(_IMPORT_MACHINERY) and (
                 event == "marshal.loads" or (event == "compile" and is_trusted(str(args[1])))):
             return  # a module of torch, numpy or the standard library, imported from its file
+        if event in _SETS and (type(args[0]) is not types.FunctionType or (
+                args[1] != "__code__" and is_trusted(caller.f_code.co_filename)
+                and getattr(args[0], args[1]) is None and not guarded(args[0].__code__.co_filename))):
+            return  # a class's attribute, or a helper giving defaults to a function it has just made
         if not for_learner(caller):  # the gate's own ast.parse below is the checker's: it stops here
             return
         problem = _problem(event, args, shipped)  # runs none of the learner's code (no repr, no str of theirs)
