@@ -194,13 +194,12 @@ def _decide(exercise: Exercise, path: str, trials: Trials, ref: dict[str, Any], 
         checks += contract_checks(exercise, payloads, ref, verdict, source if source is not None else read_source(path),
                                   _shipped(exercise))
 
-    refused = refused_code(trials.outcome.output)
-    gate = gate_check(source if source is not None else read_source(path), _shipped(exercise, always=True), refused)
+    gate = gate_check(source if source is not None else read_source(path), _shipped(exercise, always=True),
+                      refused := refused_code(trials.outcome.output))
     checks += [gate] if gate.status != PASS else []  # a guard, not part of the task: named only when it fails
     breaks = _graph_breaks(default, fullgraph)
-    # What the checked process was refused at run time fails the file, even where the refusal stopped its import.
-    status = (FAIL if refused else ERROR if any(c.status == ERROR for c in checks)
-              else FAIL if any(c.status == FAIL for c in checks) else PASS)
+    kinds = {c.status for c in checks}  # what was refused at run time fails the file, even where it stopped the import
+    status = FAIL if refused else ERROR if ERROR in kinds else FAIL if FAIL in kinds else PASS
     payloads = {mode: trials.payload(mode) for mode in TRIAL_MODES}
     hint = advice.hint_for(exercise, hint_level, payloads, trials.outcome, checks, breaks) if status != PASS else ""
     return Report(
