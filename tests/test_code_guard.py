@@ -203,3 +203,33 @@ def test_the_hook_refuses_a_syntax_tree_a_borrowed_file_name_and_swapped_code(tm
     assert run.stdout.count("refused: ") == 6
     # each straight to the descriptor, for the grader (mock's putting back what it replaced, refused too, adds one)
     assert run.stderr.count("gbcheck refused code: ") == 7
+
+
+
+def test_the_hook_refuses_an_objects_class_swapped(tmp_path):
+    """A module given a class of the file's own answers every attribute look-up as that class says: refused at
+    run time, however the attribute's name was built. A class of the file's own is still the file's to change."""
+    learner = tmp_path / "learner.py"
+    learner.write_text(textwrap.dedent('''
+        import torch
+
+        class Lying(type(torch)):
+            pass
+
+        class Mine:
+            size = 1
+
+        try:
+            object.__setattr__(torch, "__cl" + "ass__", Lying)
+            print("it changed")
+        except PermissionError as err:
+            print("refused:", err)
+        Mine.size = 2
+        print("own class:", Mine.size)
+    '''))
+    program = f"from checker.grading import code_guard, trial\ncode_guard.install(None)\ntrial.import_file({str(learner)!r})"
+    run = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert "refused: no-grader-access: an object's class replaced" in run.stdout, run.stdout
+    assert "own class: 2" in run.stdout and "it changed" not in run.stdout
+    assert run.stderr.count("gbcheck refused code: ") == 1

@@ -175,3 +175,16 @@ def test_loop_body_replayed_on_fresh_draws_catches_fixed_rounds():
     assert checks["eager-matches"].status == "pass"
     assert checks["replay-matches"].status == FAIL
     assert "computes something else than the reference" in checks["replay-matches"].message
+
+
+@pytest.mark.parametrize("name, exercise_id", [
+    ("namespace_by_getstate.py", "capture-item"),
+    ("namespace_by_descriptor.py", "check-box-count"),
+])
+def test_a_module_namespace_read_without_naming_it_fails_the_gate(name, exercise_id):
+    """`object.__getstate__(torch)` and a cached_property's `__get__` read a module's namespace as `vars` would:
+    from there to `sys.modules` and the checker's trial code. The gate refuses both from the file's text."""
+    report, checks = grade(name, exercise_id)
+    assert report.status == FAIL, report.to_dict()
+    assert checks["no-grader-access"].status == FAIL
+    assert "__getstate__" in checks["no-grader-access"].message or "__get__" in checks["no-grader-access"].message

@@ -510,6 +510,16 @@ REACHING_IN = [
     "from torch._jit_internal import createResolutionCallbackFromClosure",
     "import torch\nmod = torch._dynamo.utils.import_submodule",
     "import torch\nx = torch.fx.graph_module._get_attr",
+    # an object's own namespace, or one read by a name given at run time (the ninth ring's doors)
+    "import torch\nnamespace = object.__getstate__(torch)",
+    "import functools, torch\nprobe = functools.cached_property(len)\nprobe.__set_name__(None, 's' + 'ys')\n"
+    "found = probe.__get__(torch)",
+    "import torch\nclass Lying(type(torch)):\n    pass\ntorch.__class__ = Lying",
+    "import copy\ncopy._reconstruct(None, None, list, ())",
+    "from warnings import _getcategory",
+    "import torch.utils.collect_env",
+    "import torch\ntorch.utils.collect_env.run('id')",
+    "import contextlib\ncontextlib.chdir('/')",
 ]
 
 

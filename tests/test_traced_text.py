@@ -236,6 +236,10 @@ REORDER = find_exercise("reorder-print")
     ("@torch._dynamo.config.patch({'capture_scalar_outputs': True})\ndef unused():\n    pass", True),
     ("torch._dynamo.config.capture_scalar_outputs = False", False),
     ("torch._dynamo.config.capture_dynamic_output_shape_ops = True", False),
+    # where it is not turned on whenever the file is imported, or is turned off again
+    ("if False:\n    torch._dynamo.config.capture_scalar_outputs = True", False),
+    ("if torch.__version__ == '0':\n    torch._dynamo.config.capture_scalar_outputs = True", False),
+    ("torch._dynamo.config.capture_scalar_outputs = True\ntorch._dynamo.config.capture_scalar_outputs = False", False),
 ])
 def test_a_config_construct_is_a_setting_turned_on_however_the_config_is_named(setting, turned_on):
     exercise = find_exercise("capture-item")
@@ -321,6 +325,15 @@ def test_a_hatch_or_a_vendored_function_nothing_reaches_does_not_count():
     dead = unfixed.replace("padded = pad_to_bucket(tokens)", "padded = tokens\n    if tokens.shape[0] < 0:\n"
                            "        padded = pad_to_bucket(tokens)", 1)
     assert "does not call `pad_to_bucket`" in _check(exercise, called, dead).message  # a branch that may not run
+    # a call Python never runs (after the return), or whose result nothing reads, is not a use
+    unread = (unfixed.replace("padded = pad_to_bucket(tokens)", "padded = tokens\n    pad_to_bucket(tokens)", 1),
+              unfixed.replace("padded = pad_to_bucket(tokens)", "padded = tokens\n    unread = pad_to_bucket(tokens)", 1))
+    for source in unread:
+        assert source != unfixed and "does not call `pad_to_bucket`" in _check(exercise, called, source).message
+    entry = re.search(r"\n    return [^\n]*\n", unfixed[unfixed.index("padded = pad_to_bucket(tokens)"):]).group(0)
+    after_return = unfixed.replace("padded = pad_to_bucket(tokens)", "padded = tokens", 1).replace(
+        entry, entry + "    pad_to_bucket(tokens)\n", 1)
+    assert "does not call `pad_to_bucket`" in _check(exercise, called, after_return).message
 
 
 def test_a_dataclass_nothing_builds_keeps_no_boxes():

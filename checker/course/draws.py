@@ -96,8 +96,8 @@ def unseen_sizes(exercise: Exercise, trial_draws: list[Draw], seed: int, count: 
     reference on those alone. The free dimensions are the ones whose size differs among the manifest's
     examples; each draw takes an example case and gives every dimension of that size a new one, between the
     smallest size seen and twice the largest, that no trial draw had. `beyond`: the largest integer the graph
-    holds; the first draw is one past it (up to BEYOND_AT_MOST), so that a graph that pads every input to a
-    bound of its own, and so serves every size below it, is replayed at a size it cannot serve.
+    holds; the first draws are one past it and twice past it (up to BEYOND_AT_MOST), so that a graph that pads
+    every input to a bound of its own, and so serves every size below it, is replayed at a size it cannot serve.
     """
     if not exercise.max_compilations:
         return []
@@ -109,9 +109,12 @@ def unseen_sizes(exercise: Exercise, trial_draws: list[Draw], seed: int, count: 
         return []
     rng = random.Random(_derive(seed, "unseen"))
     sizes = [n for n in range(min(seen), 2 * max(seen) + 1) if n not in seen]
-    past = [beyond + 1] if max(seen) < beyond < BEYOND_AT_MOST and beyond + 1 not in seen else []
+    # One past the bound, and twice past it: a bound one above the largest integer (`range(n)` of a padded
+    # length n) still serves the first.
+    past = [size for size in (2 * beyond + 1, beyond + 1) if max(seen) < beyond and size <= BEYOND_AT_MOST
+            and size not in seen]
     made = []
-    for copy in range(min(count, len(sizes) + len(past))):
+    for copy in range(min(count + len(past), len(sizes) + len(past))):
         case = rng.randrange(len(exercise.inputs))
         new_size = past.pop() if past else sizes.pop(rng.randrange(len(sizes)))
         example = exercise.inputs[case]

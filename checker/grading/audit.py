@@ -251,11 +251,15 @@ def judge(exercise: Exercise, trial: Any, order: list[int], trial_draws: list[dr
             return {"status": "fail", "message": problem}
     called = sorted({str(name) for _, _, names in rebuilt.values() for name in names})
     moved = set()  # the scalar reads whose value the result follows (dependence.py)
+    selections = [c.graph_holds.split(">") for c in exercise.contracts if ">" in (c.graph_holds or "")]
+    selected = {f"{a}>{b}" for a, b in selections}  # `a>b` whose b works on what a selects, in every graph with a b
     for graph_index, (module, inputs, names) in rebuilt.items():
+        calls = [replay.graph_inputs(inputs, parameters, d.args, d.kwargs) for d in replay_draws
+                 if any(g == graph_index for g, _ in claimed.get(draws.signature(d), ()))]
         if {replay.op_name(name) for name in names} & set(dependence.MOVED):
-            calls = [replay.graph_inputs(inputs, parameters, d.args, d.kwargs) for d in replay_draws
-                     if any(g == graph_index for g, _ in claimed.get(draws.signature(d), ()))]
             moved |= dependence.moved_reads(records[graph_index], stand_ins, calls)
+        selected -= {f"{a}>{b}" for a, b in selections if b in {replay.op_name(name) for name in names}
+                     and not dependence.works_on_selected(records[graph_index], stand_ins, calls, a, b)}
     mine = replay.file_operators(set(called))
     standing = (f", with the reference's `{exercise.opaque_step}` in place of your operator {mine[0]}"
                 if operator is not None and mine else "")
@@ -267,7 +271,7 @@ def judge(exercise: Exercise, trial: Any, order: list[int], trial_draws: list[dr
     return {"status": "pass", "message": f"the grader rebuilt the {len(rebuilt)} captured graph(s) and replayed "
             f"them {replayed} times on inputs drawn after your code had finished{standing}: they compute the reference",
             "called": called, "moved": sorted(moved),
-            "fed": dependence.merged_feeders([records[index] for index in rebuilt]),
+            "fed": dependence.merged_feeders([records[index] for index in rebuilt]), "selected": sorted(selected),
             "holds": sorted({name for index in rebuilt for name in replay.live_targets(records[index])})}
 
 

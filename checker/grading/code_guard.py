@@ -19,9 +19,10 @@ body compiles as it is imported (its dataclasses), are left alone too.
 Also refused on the learner's behalf, since no fix needs them: a function's code or defaults replaced (what
 runs would not be what the gate read), by the learner's code or by a helper (only a helper giving defaults to a
 function of the learner's that had none is left alone: Dynamo does so as it rebuilds a nested function to resume
-after a graph break, `namedtuple` to its `__new__`), a code object built from parts (`code.__new__`,
-`code.replace`), a syntax tree compiled, `marshal.loads`, an unpickled global the gate would refuse to name, and
-text compiled under the name of a file of those folders (its frames would pass for theirs).
+after a graph break, `namedtuple` to its `__new__`), an object's class swapped (by the learner's code: torch's
+parametrize gives a module a class of its own), a code object built from parts (`code.__new__`, `code.replace`),
+a syntax tree compiled, `marshal.loads`, an unpickled global the gate would refuse to name, and text compiled
+under the name of a file of those folders (its frames would pass for theirs).
 
 Each refusal is also written straight to the process's stderr descriptor, which the grader reads after the
 child has ended (`refused_code`): a file that catches the PermissionError still fails the gate. The hook is
@@ -47,7 +48,7 @@ _IMPORT_MACHINERY = ("<frozen importlib._bootstrap", "<frozen zipimport")
 _DYNAMO_COMPILES = os.path.join(os.path.dirname(torch.__file__), "_dynamo", "convert_frame.py")
 _CHECKER = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _installed: list[bool] = []
-_SETS = ("object.__setattr__", "object.__delattr__")  # audited for a function's code and defaults
+_SETS = ("object.__setattr__", "object.__delattr__")  # audited for a function's innards and an object's class
 _FUNCTION_INNARDS = ("__code__", "__defaults__", "__kwdefaults__")
 _EVENTS = {"compile", "code.__new__", "marshal.loads", "pickle.find_class", *_SETS}
 
@@ -102,16 +103,18 @@ def _hook(trusted: tuple[str, ...], shipped: str | None):
         raise PermissionError(f"{gate.NAME}: {what}")
 
     def hook(event: str, args: tuple) -> None:
-        if event not in _EVENTS or (event in _SETS and args[1] not in _FUNCTION_INNARDS):
+        if event not in _EVENTS or (event in _SETS and not _watched(args[0], args[1])):
             return
         caller = sys._getframe(1)
         if caller.f_code.co_filename.startswith(_IMPORT_MACHINERY) and (
                 event == "marshal.loads" or (event == "compile" and is_trusted(str(args[1])))):
             return  # a module of torch, numpy or the standard library, imported from its file
-        if event in _SETS and (type(args[0]) is not types.FunctionType or (
-                args[1] != "__code__" and is_trusted(caller.f_code.co_filename)
-                and getattr(args[0], args[1]) is None and not guarded(args[0].__code__.co_filename))):
-            return  # a class's attribute, or a helper giving defaults to a function it has just made
+        if event in _SETS and type(args[0]) is types.FunctionType and args[1] != "__code__" \
+                and is_trusted(caller.f_code.co_filename) and getattr(args[0], args[1]) is None \
+                and not guarded(args[0].__code__.co_filename):
+            return  # a helper giving defaults to a function it has just made
+        if event in _SETS and args[1] == "__class__" and is_trusted(caller.f_code.co_filename):
+            return  # torch's own (parametrize gives a module a class of its own)
         if not for_learner(caller):  # the gate's own ast.parse below is the checker's: it stops here
             return
         problem = _problem(event, args, shipped)  # runs none of the learner's code (no repr, no str of theirs)
@@ -123,7 +126,15 @@ def _hook(trusted: tuple[str, ...], shipped: str | None):
     return hook
 
 
+def _watched(target: object, name: str) -> bool:
+    """A set or del the learner's code may not make: a function's code or defaults, or any object's class (a
+    module given a class of the file's answers every look-up as that class says). Python 3.11 audits no other."""
+    return name == "__class__" or (type(target) is types.FunctionType and name in _FUNCTION_INNARDS)
+
+
 def _problem(event: str, args: tuple, shipped: str | None) -> str | None:
+    if event in _SETS and args[1] == "__class__":
+        return "an object's class replaced"
     if event in _SETS:
         return f"a function's `{args[1]}` replaced"
     if event == "code.__new__":

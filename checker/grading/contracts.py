@@ -18,7 +18,7 @@ from checker.grading.plain import output_difference
 from checker.grading.replay import op_name
 from checker.grading.report import FAIL, PASS, SKIP, CheckResult
 from checker.grading.dependence import MOVED
-from checker.grading.file_text import LEFT_OUT_SETS, resolver
+from checker.grading.file_text import LEFT_OUT_SETS, parse_live, resolver
 from checker.grading.traced_text import hatch_problem, reached_problem, runs_problem, untraced_problem
 
 _EFFECT_WORDS = {"stdout": "printed", "warnings": "warned", "logs": "logged"}
@@ -166,8 +166,11 @@ def _structure_problem(contract: Contract, entry: str, verdict: Any, source: str
         if ">" in contract.graph_holds:  # `a>b`: every b of the graph is computed from an a
             source, target = contract.graph_holds.split(">")
             fed = verdict.get("fed") or {}
-            if target in fed and source in fed[target]:
+            if target in fed and source in fed[target] and contract.graph_holds in (verdict.get("selected") or ()):
                 return None
+            if target in fed and source in fed[target]:
+                return (f"the graph's `{target}` is computed from `{source}` but does not work on the rows it "
+                        f"selects (the grader's replay counted them): the task asks for `{target}` on those alone.")
             return (f"not every `{target}` of the graph the grader replayed is computed from `{source}`: the task asks "
                     f"for `{target}` on what `{source}` selects, not the other way round.")
         called = {op_name(name) for name in verdict.get("holds") or ()}  # on a path to the output, not left unused
@@ -193,7 +196,7 @@ def _structure_problem(contract: Contract, entry: str, verdict: Any, source: str
     if kind == "hatch":
         return hatch_problem(source or "", entry, name)
     try:
-        tree = ast.parse(source or "")
+        tree = parse_live(source or "")
     except SyntaxError:
         return "needs the file to parse first"
     if kind == "dataclass":
@@ -210,9 +213,14 @@ def _structure_problem(contract: Contract, entry: str, verdict: Any, source: str
             return None
         return (f"the file no longer calls `{name}`." if len(wanted) == 1 else
                 f"the file calls none of {', '.join(f'`{one}`' for one in wanted)}.")
-    theirs = _function_dump(ast.parse(original or ""), name)
+    shipped = parse_live(original or "")
+    theirs = _function_dump(shipped, name)
     if theirs is None or _function_dump(tree, name) != theirs:
         return f"`{name}` is not as the exercise ships it: leave its code as it is and fix the break around it."
+    added = _own_decorators(tree, name) - _own_decorators(shipped, name)
+    if added:  # a decorator of the file's own may hand back any code in its place; torch's hatches are the fix
+        return (f"`{name}` is decorated with `{sorted(added)[0]}`, which is not torch's: what runs in its place is "
+                "that decorator's, not the code the exercise ships. Leave it as it is and fix the break around it.")
     rebound = _rebinding(tree, name)
     if rebound:
         return (f"`{name}` is as the exercise ships it, but the file changes it afterwards ({rebound}): leave it as "
@@ -271,11 +279,17 @@ def _calls(tree: ast.Module) -> set[str]:
 
 
 def _sets_config(tree: ast.Module, name: str) -> bool:
-    """`torch._dynamo.config.NAME = True` (however the config is imported), or `torch._dynamo.config.patch`
-    with NAME=True (a decorator or a `with`)."""
+    """`torch._dynamo.config.NAME = True` (however the config is imported) among the module's own statements,
+    outside any branch, and set to nothing else anywhere; or `torch._dynamo.config.patch` with NAME=True (a
+    decorator or a `with`)."""
     resolve, setting = resolver(tree), f"torch._dynamo.config.{name}"
+    if any(isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and not _is_true(node.value)
+           and any(resolve(t) == setting for t in getattr(node, "targets", [getattr(node, "target", None)]))
+           for node in ast.walk(tree)):
+        return False  # turned off again, or to what the text cannot tell
     for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and _is_true(node.value) and any(resolve(t) == setting for t in node.targets):
+        if node in tree.body and isinstance(node, ast.Assign) and _is_true(node.value) \
+                and any(resolve(t) == setting for t in node.targets):
             return True
         if isinstance(node, ast.Call) and resolve(node.func) == "torch._dynamo.config.patch":
             if any(k.arg == name and _is_true(k.value) for k in node.keywords):
@@ -297,6 +311,15 @@ def _dotted(node: ast.AST) -> str:
     if isinstance(node, ast.Attribute):
         return f"{_dotted(node.value)}.{node.attr}"
     return ""
+
+
+def _own_decorators(tree: ast.Module, name: str) -> set[str]:
+    """The decorators of the module-level definition NAME that are not torch's, as the file names them."""
+    resolve = resolver(tree)
+    return {resolve(d.func if isinstance(d, ast.Call) else d) or ast.dump(d) for node in tree.body
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name
+            for d in node.decorator_list
+            if not (resolve(d.func if isinstance(d, ast.Call) else d) or "").startswith("torch.")}
 
 
 def _function_dump(tree: ast.Module, name: str) -> str | None:

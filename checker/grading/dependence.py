@@ -5,14 +5,17 @@ must read the count in the graph, on a path to its output. A path is not a use: 
 grader replays the graph once more on the same input, with every value such a node reads moved by one, and
 the read counts only where the result then changes (or the graph no longer runs, as when the count sizes a
 tensor). A `while_loop` that decides the rounds (while-loop-nms) counts only where putting its result back to
-what it started from changes the graph's result on one of the replayed calls: a loop that never runs a round,
-beside rounds unrolled while Dynamo traced, does not. `feeders` reads which operations an operation is computed
-from (capture-nonzero: the head on the selected rows). Pure functions of the graph record and the grader's own
+what it started from changes the graph's result on one of the replayed calls, and where it runs more rounds on
+some calls than on others: a loop that never runs a round, or always one, beside rounds unrolled while Dynamo
+traced, does not. `feeders` reads which operations an operation is computed from, and `works_on_selected`
+whether it works on the rows they select (capture-nonzero: the head on the selected rows, not on every row with
+the count times zero added). Pure functions of the graph record and the grader's own
 draws; nothing of the checked process runs.
 """
 
 from __future__ import annotations
 
+import math
 import operator
 from typing import Any
 
@@ -42,7 +45,36 @@ def moved_reads(record: Any, stand_ins: dict[str, Any], calls: list[list[Any]]) 
             if result is None or baseline is None or repr(plain(result)) != repr(plain(baseline)):
                 moved.add(name)
                 break
+    if "while_loop" in moved and len(set(loop_rounds(record, stand_ins, calls))) < 2:
+        moved.discard("while_loop")  # the same rounds whatever the input: decided while Dynamo traced
     return moved
+
+
+def loop_rounds(record: Any, stand_ins: dict[str, Any], calls: list[list[Any]]) -> list[int]:
+    """How many rounds the graph's while_loops run, all together, on each of `calls` (-1 where it cannot run). A
+    loop that decides the rounds runs as many as the input asks for: not the same number on every call."""
+    rounds = []
+    for inputs in calls:
+        module = replay.rebuild(record, **stand_ins)[0]
+        counter = [0]
+        for node in module.graph.nodes:
+            if node.op == "call_function" and _read_name(node.target) == "while_loop" \
+                    and getattr(node.args[1], "op", "") == "get_attr":
+                setattr(module, node.args[1].target, _Counted(getattr(module, node.args[1].target), counter))
+        rounds.append(counter[0] if _run(module, inputs) is not None else -1)
+    return rounds
+
+
+class _Counted(torch.nn.Module):
+    """A loop's body that counts its rounds."""
+
+    def __init__(self, body: torch.nn.Module, counter: list[int]):
+        super().__init__()
+        self.body, self.counter = body, counter
+
+    def forward(self, *args: Any) -> Any:
+        self.counter[0] += 1
+        return self.body(*args)
 
 
 def _move(module: torch.fx.GraphModule, name: str) -> bool:
@@ -99,6 +131,39 @@ def feeders(record: dict[str, Any]) -> dict[str, list[str]]:
             op = operations[name] = replay.op_name(entry.get("target"))
             fed[op] = fed[op] & above if op in fed else set(above)
     return {op: sorted(found) for op, found in fed.items()}
+
+
+def works_on_selected(record: Any, stand_ins: dict[str, Any], calls: list[list[Any]], source: str,
+                      target: str) -> bool:
+    """Whether, on every one of `calls`, each `target` of the graph (by op name) works on as many rows as a
+    `source` selected (its first input's leading dimensions; the source's first result's length): a head on the
+    selected rows does, one on every row fed by the count times zero does not (capture-nonzero)."""
+    seen_target = False
+    for inputs in calls:
+        counts: set[int] = set()
+        rows: list[int] = []
+
+        class Watch(torch.fx.Interpreter):
+            def run_node(self, node: torch.fx.Node) -> Any:
+                name = _read_name(node.target) if node.op in ("call_function", "call_method") else ""
+                if name == target:
+                    first = self.fetch_args_kwargs_from_env(node)[0][0]
+                    rows.append(math.prod(first.shape[:-1]) if isinstance(first, torch.Tensor) else -1)
+                result = super().run_node(node)
+                if name == source:
+                    first = result[0] if isinstance(result, (tuple, list)) else result
+                    counts.add(int(first.shape[0]) if isinstance(first, torch.Tensor) else -1)
+                return result
+
+        try:
+            with allowed.contained():
+                Watch(replay.rebuild(record, **stand_ins)[0]).run(*(fresh_copy(value) for value in inputs))
+        except Exception:  # noqa: BLE001 - a graph the grader cannot run shows nothing
+            return False
+        if any(count not in counts for count in rows):
+            return False
+        seen_target = seen_target or bool(rows)
+    return seen_target
 
 
 def merged_feeders(records: list[dict[str, Any]]) -> dict[str, list[str]]:

@@ -51,6 +51,27 @@ class FileText:
         return ".".join([self.aliases.get(node.id, node.id), *reversed(attributes)])
 
 
+def parse_live(source: str) -> ast.Module:
+    """The file's syntax tree without the statements Python never runs, which a construct must not count: what
+    follows a `return`, `raise`, `break` or `continue` in its block, and the side of an `if` or `while` that a
+    constant test (`if False:`) rules out. Raises what ast.parse raises. A loop, not recursion, like the reading."""
+    tree = ast.parse(source)
+    for node in ast.walk(tree):  # each node's children are queued before it is changed: what is cut is still read
+        test = node.test if isinstance(node, (ast.If, ast.While)) else None
+        if isinstance(test, ast.Constant):
+            setattr(node, "body" if not test.value else "orelse", [])
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(node, name, None)
+            if isinstance(block, list) and all(isinstance(statement, ast.stmt) for statement in block):
+                ends = [i for i, statement in enumerate(block) if isinstance(statement, _ENDS)]
+                block = block[:ends[0] + 1] if ends else block
+                setattr(node, name, block or ([ast.Pass()] if name == "body" else []))
+    return ast.fix_missing_locations(tree)
+
+
+_ENDS = (ast.Return, ast.Raise, ast.Break, ast.Continue)
+
+
 def resolver(tree: ast.Module) -> Callable[[ast.AST], str]:
     """The file's dotted names as Python would resolve them, import aliases spelled out: node -> name."""
     return read_file(tree).resolve

@@ -44,7 +44,8 @@ IMPORTABLE = {
 }
 # Submodules of importable modules that read code or import modules by a string, or reach the system.
 DENIED_SUBMODULES = {"logging.config", "logging.handlers", "torch.utils.cpp_extension", "torch.package", "torch.hub",
-                     "torch.multiprocessing", "torch._dynamo.test_case", "torch.testing._internal"}
+                     "torch.multiprocessing", "torch._dynamo.test_case", "torch.testing._internal",
+                     "torch.utils.collect_env"}
 # Timers that compile their statement from a string (`timeit.Timer`, `torch.utils.benchmark.Timer`): a string
 # there must be written out, and is read as code too; a callable is as good.
 _STATEMENT_KEYWORDS = {"stmt", "setup", "global_setup"}
@@ -82,6 +83,11 @@ _ATTRIBUTES = {
     # what hands back a module, a frame or the members of either (`inspect` and `enum` look modules up by name)
     "getmodule", "getmembers", "currentframe", "getframeinfo", "getouterframes", "getinnerframes", "_convert_",
     "_old_convert_", "global_enum", "_simple_enum", "__module__",
+    # what hands back an object's own namespace (`object.__getstate__(torch)` is `vars(torch)`), or reads one by
+    # a name given at run time (a descriptor's `__get__`: cached_property's reads `obj.__dict__[its name]`)
+    "__getstate__", "__get__", "__set__", "__delete__", "__set_name__", "__getattr__",
+    # what runs a shell command or moves the process (torch.utils.collect_env.run, contextlib.chdir)
+    "collect_env", "chdir",
 }
 # The refused modules, as attributes: torch's modules hold some of them (`torch.inspect` is `inspect`). Not those
 # whose names are also methods or submodules of torch's (`Tensor.select`, `torch.signal`).
@@ -117,8 +123,19 @@ def problems(source: str | None, shipped: str | None = None) -> list[str]:
     own_module = {id(target) for node in ast.walk(tree) if isinstance(node, ast.Assign)
                   and isinstance(node.value, ast.Name) and node.value.id == "__name__" for target in node.targets
                   if isinstance(target, ast.Attribute) and target.attr == "__module__"}
+    # The standard library's private names (`copy._reconstruct` sets an attribute named at run time,
+    # `warnings._getcategory` imports a module by name): no fix uses one, and each is a door of its own.
+    stdlib = {alias.asname or alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
+              for alias in node.names if alias.name.split(".")[0] in _STDLIB}
     found = []
     for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr == "__class__" and isinstance(node.ctx, (ast.Store, ast.Del)):
+            found.append(f"line {node.lineno}: an assignment to `.__class__`")
+        if isinstance(node, ast.Attribute) and _private(node.attr) and _root(node.value) in stdlib:
+            found.append(f"line {node.lineno}: `.{node.attr}`, a private name of the standard library")
+        if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in _STDLIB:
+            found += [f"line {node.lineno}: `from {node.module} import {a.name}`, a private name of the standard "
+                      "library" for a in node.names if _private(a.name)]
         if isinstance(node, ast.Import):
             found += [f"line {node.lineno}: `import {a.name}`" for a in node.names if _denied_module(a.name, allowed)]
         elif isinstance(node, ast.ImportFrom) and _notebook_check(node):
@@ -173,6 +190,20 @@ def _refused_name(text: str) -> bool:
     """A string that is a name the gate refuses (a module that reaches the interpreter, a builtin, an attribute),
     as one hands to what looks a name up: `fetch_attr(obj, "__globals__")`, `namespace["sys"]`."""
     return text not in _WORDS and (text in _STRING_MODULES | _BUILTINS | _ATTRIBUTES or text.startswith("checker."))
+
+
+_STDLIB = IMPORTABLE - {"torch", "numpy", "typing_extensions", "__future__"}
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def _root(node: ast.AST) -> str:
+    """The name a chain of attributes starts from (`a` of `a.b.c`); "" for anything else."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else ""
 
 
 def _names(func: ast.AST) -> set[str]:

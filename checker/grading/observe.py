@@ -154,8 +154,8 @@ def warnings_raised_by(build: Any) -> int:
 
 
 def delays_timed(module: Any, run: Any, delay: float = 0.01) -> int:
-    """For a contract's expression (`delays_timed(layer, lambda: time_layer(layer, x))`): how many whole `delay`s
-    the seconds per call that `run()` returns hold, while each run of `module`'s forward first sleeps `delay`.
+    """For a contract's expression (`delays_timed(layer, lambda: time_layer(compiled(layer), x))`): how many whole
+    `delay`s the seconds per call that `run()` returns hold, while each run of `module`'s forward first sleeps `delay`.
     ValueError where the figure times something else than the module's calls (an empty loop, the clock read twice
     after one call, its hooks called by hand, timers inside forward around its parts): a helper that times the
     layer it is given holds at least one."""
@@ -167,7 +167,8 @@ def delays_timed(module: Any, run: Any, delay: float = 0.01) -> int:
 
     object.__setattr__(module, "forward", slowed)  # nn.Module's call reads `self.forward`: the instance's first
     try:
-        seconds = run()
+        with engine._set_stance("default"):  # a `compiled(layer)` in `run` is compiled: its calls are what is timed
+            seconds = run()
     finally:
         object.__delattr__(module, "forward")
     if not (type(seconds) is float and math.isfinite(seconds) and seconds >= delay):
@@ -201,8 +202,14 @@ def own_parameters(module: Any) -> list[Any]:
     return found
 
 
+def compiled(module: Any) -> Any:
+    """For a contract's expression: the module compiled (Dynamo's eager backend), as a learner would time it. A
+    timer the layer keeps inside itself, skipped while Dynamo traces, times nothing of it."""
+    return torch.compile(module, backend="eager")
+
+
 _HELPERS = {"warnings_raised_by": warnings_raised_by, "delays_timed": delays_timed, "submodule": submodule,
-            "own_parameters": own_parameters}
+            "own_parameters": own_parameters, "compiled": compiled}
 
 
 def _evaluate(expression: str, module: Any, mode: str) -> Any:

@@ -50,6 +50,7 @@ from checker.grading.contracts import contract_checks
 from checker.grading.gate import gate_check
 from checker.grading.plain import output_difference
 from checker.grading.report import ERROR, FAIL, PASS, SKIP, CheckResult, Report, plain_data
+from checker.grading.switches import switched_off_check
 from checker.grading.trial import TRIAL_MODES, read_source, registers_operators, run_trial, run_trials
 
 
@@ -183,7 +184,8 @@ def _decide(exercise: Exercise, path: str, trials: Trials, ref: dict[str, Any], 
     checks.append(_fullgraph_check(trials))
     checks.append(_breaks_check(trials))
     checks.append(_compiled_matches(exercise, trials, ref))
-    checks.append(_tamper_check(trials))
+    checks.append(switched_off_check([trials.payload(mode) for mode in TRIAL_MODES],
+                                     source if source is not None else read_source(path)))
     checks += [c for c in (writes_check(trials.outcome.output),) if c]
     if exercise.max_compilations:
         checks.append(_recompile_check(exercise, trials, seed))
@@ -360,20 +362,6 @@ def _compare(name: str, exercise: Exercise, payload: dict[str, Any], ref: dict[s
         return CheckResult(name, FAIL, f"{len(outputs)} of {len(expected)} calls returned")
     return CheckResult(name, PASS, f"{label} output equals the reference on all {len(expected)} calls "
                        "(fresh inputs, in an order of this mode's own)")
-
-
-def _tamper_check(trials: Trials) -> CheckResult:
-    findings = []
-    for mode in TRIAL_MODES:
-        payload = trials.payload(mode)
-        if payload and payload["stage"] == "done":
-            findings += [f for f in payload["tampering"] if f not in findings]
-    if findings:
-        return CheckResult("nothing-switched-off", FAIL, "the file " + "; ".join(findings)
-                           + ". Fix the graph break instead of switching the compiler off.")
-    if not any(trials.payload(m) and trials.payload(m)["stage"] == "done" for m in TRIAL_MODES):
-        return CheckResult("nothing-switched-off", SKIP, "needs the code to run first")
-    return CheckResult("nothing-switched-off", PASS, "compiler, stance and config untouched (beyond what is allowed)")
 
 
 def _replay_check(trials: Trials, audit: sandbox.Outcome) -> CheckResult:

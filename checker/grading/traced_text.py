@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import ast
 
-from checker.grading.file_text import LEFT_OUT_SETS, FileText, hatch_targets, left_out_names, read_file
+from checker.grading.file_text import (LEFT_OUT_SETS, FileText, hatch_targets, left_out_names, parse_live,
+                                       read_file)
 from checker.grading.tracer import Tracer, entry_functions, module_body
 
 # Patterns about Dynamo's own tracing, for which code under such a hatch is not in the trace.
@@ -39,7 +40,7 @@ def untraced_problem(source: str, entry: str, names: str, honoured: tuple[str, .
     traced from `entry`; else what the grader found, and where. `honoured`: the sets of LEFT_OUT_SETS whose
     calls count as left out (those the exercise allows a fix to change; another is a switch, not a fix)."""
     try:
-        tree = ast.parse(source)
+        tree = parse_live(source)
     except (SyntaxError, ValueError):  # ValueError: a NUL byte
         return "needs the file to parse first"
     except (RecursionError, MemoryError):
@@ -128,8 +129,11 @@ def hatch_problem(source: str, entry: str, names: str) -> str | None:
     surely, sure_functions = traced.sure_calls()
     reached = surely | {name for name, node in traced.file.functions.items() if id(node) in sure_functions}
     reached |= {name.split(".")[0] for name in surely}  # a class: built, or its `apply` called
-    if wanted & surely or any(hatch in wanted and target in reached
-                              for hatch, target in hatch_targets(traced.file, ast.parse(source))):
+    # On a function of torch's (`allow_in_graph(torch.tanh)`) a hatch changes nothing: Dynamo already puts it in
+    # the graph. A polyfill stands in for one of torch's or Python's, as it is meant to.
+    if wanted & surely or any(hatch in wanted and target in reached and (
+            hatch.endswith("substitute_in_graph") or not target.startswith("torch."))
+            for hatch, target in hatch_targets(traced.file, parse_live(source))):
         return None
     return (f"the file calls none of {', '.join(f'`{name}`' for name in sorted(wanted))} where it takes effect: at "
             f"module level on what the code torch.compile traces from `{entry}` calls on every call, or in that code.")
@@ -139,7 +143,7 @@ def _traced(source: str, entry: str, eager_too: bool = False, at_import: bool = 
     """The tracer after its walk from `entry`, or why the text cannot be followed. `eager_too`: what runs at all,
     from the entry and from the module's own statements when it is imported."""
     try:
-        tree = ast.parse(source)
+        tree = parse_live(source)
         file = read_file(tree)
     except (SyntaxError, ValueError):
         return "needs the file to parse first"

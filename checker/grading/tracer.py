@@ -78,6 +78,8 @@ class Tracer:
         self.unconditional = True  # the call being followed runs whenever its function does
         self.starts: set[int] = set()
         self.live_classes: set[str] = set()
+        self.loaded: set[str] = set()  # the names the function being walked reads
+        self.discarded: set[int] = set()  # the call, in the statement being walked, whose result is thrown away
 
     def references(self, starts: list[tuple[ast.AST, str | None]]) -> list[tuple[str, int]]:
         self.queue = [(function, owner, None, None) for function, owner in starts]
@@ -94,6 +96,8 @@ class Tracer:
             self.compiling: set[str] = set()  # local names bound to is_compiling() in this function
             self.derived: dict[str, str] = {}  # local name -> the branched-on global it was computed from
             self.stores = local_stores(function)  # local name -> how many times this function binds it
+            self.loaded = {node.id for node in ast.walk(function) if isinstance(node, ast.Name)
+                           and isinstance(node.ctx, ast.Load)}
             self._block(function.body)
         return self.found
 
@@ -158,6 +162,7 @@ class Tracer:
                 self.found.append(("class", statement.lineno))
             if isinstance(statement, (ast.Import, ast.ImportFrom)):
                 self.found.append(("import", statement.lineno))
+            self.discarded = _discarded(statement, self.loaded)
             self._statement(statement)
 
     def _branch(self, statement: ast.stmt) -> None:
@@ -248,7 +253,8 @@ class Tracer:
                 if not self.eager_too and self._left_out(node.func):
                     skipped |= {id(sub) for sub in ast.walk(node.func)}
                     continue
-                unconditional = self.unconditional = self.depth == 0 and id(node) not in maybe
+                # a call whose result is thrown away is not what the code keeps using, whenever it runs
+                unconditional = self.unconditional = self.depth == 0 and id(node) not in maybe | self.discarded
                 self.called.append((self.file.resolve(node.func), node.lineno))
                 self.calls.append((self.current, self.file.resolve(node.func), unconditional))
                 queued = len(self.queue)
@@ -347,6 +353,21 @@ class Tracer:
                     is_setter = any(self.file.resolve(d).endswith(".setter") for d in item.decorator_list)
                     if is_setter == setter:
                         self.queue.append((item, cls, None, None))
+
+
+def _discarded(statement: ast.stmt, loaded: set[str]) -> set[int]:
+    """The call (by id) whose result the statement throws away: a call as a statement, or one bound to local
+    names the function never reads."""
+    value = statement.value if isinstance(statement, (ast.Expr, ast.Assign, ast.AnnAssign)) else None
+    if not isinstance(value, ast.Call):
+        return set()
+    targets = statement.targets if isinstance(statement, ast.Assign) else \
+        [statement.target] if isinstance(statement, ast.AnnAssign) else []
+    names = [node for target in targets for node in ast.walk(target)]
+    if all(isinstance(node, (ast.Name, ast.Tuple, ast.List, ast.Starred, ast.Store)) for node in names) \
+            and not any(isinstance(node, ast.Name) and node.id in loaded for node in names):
+        return {id(value)}
+    return set()
 
 
 def _conditional_nodes(root: ast.AST) -> set[int]:
