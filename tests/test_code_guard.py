@@ -233,3 +233,26 @@ def test_the_hook_refuses_an_objects_class_swapped(tmp_path):
     assert "refused: no-grader-access: an object's class replaced" in run.stdout, run.stdout
     assert "own class: 2" in run.stdout and "it changed" not in run.stdout
     assert run.stderr.count("gbcheck refused code: ") == 1
+
+
+def test_the_hook_refuses_a_descriptor_opened_by_number_to_write(tmp_path):
+    """The checked process's result pipe is a descriptor: a file object made of its number (a logging stream's raw
+    file, re-made with another descriptor) would write result frames of its own. Reading one is left alone."""
+    learner = tmp_path / "learner.py"
+    learner.write_text(textwrap.dedent('''
+        import io, os
+
+        readable, writable = os.pipe()
+        try:
+            io.FileIO(writable, "wb", closefd=False)
+            print("it opened")
+        except PermissionError as err:
+            print("refused:", err)
+        io.FileIO(readable, "rb", closefd=False)
+        print("read: left alone")
+    '''))
+    program = f"from checker.grading import code_guard, trial\ncode_guard.install(None)\ntrial.import_file({str(learner)!r})"
+    run = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert "refused: no-grader-access: file descriptor" in run.stdout and "opened to write" in run.stdout, run.stdout
+    assert "read: left alone" in run.stdout and "it opened" not in run.stdout

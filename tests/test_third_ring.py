@@ -520,6 +520,8 @@ REACHING_IN = [
     "import torch.utils.collect_env",
     "import torch\ntorch.utils.collect_env.run('id')",
     "import contextlib\ncontextlib.chdir('/')",
+    # a text stream's bytes, whose raw file takes any descriptor
+    "import logging\nraw = logging.FileHandler('/dev/null').stream.buffer",
 ]
 
 

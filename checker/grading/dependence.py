@@ -133,11 +133,16 @@ def feeders(record: dict[str, Any]) -> dict[str, list[str]]:
     return {op: sorted(found) for op, found in fed.items()}
 
 
+_MATRIX_PRODUCTS = {"linear", "matmul", "mm", "bmm", "addmm", "einsum", "tensordot", "__matmul__"}
+
+
 def works_on_selected(record: Any, stand_ins: dict[str, Any], calls: list[list[Any]], source: str,
                       target: str) -> bool:
-    """Whether, on every one of `calls`, each `target` of the graph (by op name) works on as many rows as a
-    `source` selected (its first input's leading dimensions; the source's first result's length): a head on the
-    selected rows does, one on every row fed by the count times zero does not (capture-nonzero)."""
+    """Whether, on every one of `calls`, each `target` of the graph (by op name; for a matrix product, each of
+    them) works on as many rows as a `source` selected (its first input's leading dimensions; the source's
+    first result's length): a head on the selected rows does, one on every row fed by the count times zero, or
+    written as a `matmul` beside an identity `linear` on the selected rows, does not (capture-nonzero)."""
+    targets = _MATRIX_PRODUCTS if target in _MATRIX_PRODUCTS else {target}  # a head may be written as any of them
     seen_target = False
     for inputs in calls:
         counts: set[int] = set()
@@ -146,7 +151,7 @@ def works_on_selected(record: Any, stand_ins: dict[str, Any], calls: list[list[A
         class Watch(torch.fx.Interpreter):
             def run_node(self, node: torch.fx.Node) -> Any:
                 name = _read_name(node.target) if node.op in ("call_function", "call_method") else ""
-                if name == target:
+                if name in targets:
                     first = self.fetch_args_kwargs_from_env(node)[0][0]
                     rows.append(math.prod(first.shape[:-1]) if isinstance(first, torch.Tensor) else -1)
                 result = super().run_node(node)

@@ -86,6 +86,8 @@ _ATTRIBUTES = {
     # what hands back an object's own namespace (`object.__getstate__(torch)` is `vars(torch)`), or reads one by
     # a name given at run time (a descriptor's `__get__`: cached_property's reads `obj.__dict__[its name]`)
     "__getstate__", "__get__", "__set__", "__delete__", "__set_name__", "__getattr__",
+    # a text stream's byte buffer, whose raw file makes a file of any descriptor (the result pipe's)
+    "buffer",
     # what runs a shell command or moves the process (torch.utils.collect_env.run, contextlib.chdir)
     "collect_env", "chdir",
 }
@@ -182,7 +184,8 @@ def _string_problems(text: str, shipped: str | None) -> list[str]:
 
 # Refused names a fix may well write as a string of its own (a mode, a label): what reaches them by a string is
 # read at run time (eval's or open's own checks), not here.
-_WORDS = {"open", "raw", "listen", "locate", "ast", "rewriter", "eval", "exec", "compile", "breakpoint", "memoryview"}
+_WORDS = {"open", "raw", "listen", "locate", "ast", "rewriter", "eval", "exec", "compile", "breakpoint", "memoryview",
+          "buffer"}
 _STRING_MODULES = {"sys", "os", "builtins", "gc", "checker", "importlib", "ctypes", "inspect", "posix", "io", "_io"}
 
 

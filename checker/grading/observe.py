@@ -10,12 +10,15 @@ grading/contracts.py compares. Nothing here decides pass or fail.
 
 from __future__ import annotations
 
+import ast
+import builtins
 import contextlib
 import inspect
 import io
 import logging
 import math
 import os
+import secrets
 import sys
 import time
 import warnings
@@ -112,7 +115,7 @@ def _observe_one(contract: Contract, mode: str, module: Any, entry: Any, calls: 
                 _call_quietly(runner, args, kwargs)
         return seen
     if contract.kind == "raises":
-        return [_raised(runner, args, kwargs) for args, kwargs in probes]
+        return [_raised_after_some_calls(runner, args, kwargs, calls) for args, kwargs in probes]
     return _gradients(entry, runner, calls)
 
 
@@ -145,6 +148,19 @@ def _raised(runner: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
     return ""
 
 
+def _raised_after_some_calls(runner: Any, args: tuple[Any, ...], kwargs: dict[str, Any], calls: Calls) -> str:
+    """`_raised` of the probe, made twice, each after as many of the check's own calls as chance says (one to
+    three), so that a file that counts its calls cannot tell the probe by its place; "" where one of those calls
+    raised (the reference raises on none of them) or the two probes differ."""
+    seen = []
+    for _ in range(2):
+        for _ in range(1 + secrets.randbelow(3) if calls else 0):
+            if _raised(runner, *calls[secrets.randbelow(len(calls))]):
+                return ""
+        seen.append(_raised(runner, args, kwargs))
+    return seen[0] if seen[0] == seen[1] else ""
+
+
 def warnings_raised_by(build: Any) -> int:
     """How many warnings `build()` raises: for a contract's expression (`warnings_raised_by(lambda: ...)`)."""
     with warnings.catch_warnings(record=True) as caught:
@@ -158,7 +174,18 @@ def delays_timed(module: Any, run: Any, delay: float = 0.01) -> int:
     `delay`s the seconds per call that `run()` returns hold, while each run of `module`'s forward first sleeps `delay`.
     ValueError where the figure times something else than the module's calls (an empty loop, the clock read twice
     after one call, its hooks called by hand, timers inside forward around its parts): a helper that times the
-    layer it is given holds at least one."""
+    layer it is given holds at least one. Run again with three times the delay, the figure must grow by at least
+    one more (a constant above `delay` does not)."""
+    first = _timed_with(module, run, delay)
+    second = _timed_with(module, run, 3 * delay)
+    if second - first < delay:
+        raise ValueError(f"with each call of the layer made {delay * 1000:.0f} ms and then {3 * delay * 1000:.0f} ms "
+                         f"slower, it returned {first:.2g} and then {second:.2g} seconds per call: the figure does not "
+                         "follow the layer's calls")
+    return int(first / delay)
+
+
+def _timed_with(module: Any, run: Any, delay: float) -> float:
     forward = module.forward
 
     def slowed(*args: Any, **kwargs: Any) -> Any:
@@ -175,7 +202,7 @@ def delays_timed(module: Any, run: Any, delay: float = 0.01) -> int:
         shown = f"{seconds:.2g}" if type(seconds) is float else repr(seconds)[:40]
         raise ValueError(f"with each call of the layer made {delay * 1000:.0f} ms slower, it returned {shown} seconds "
                          "per call: the figure does not time the layer's calls")
-    return int(seconds / delay)
+    return seconds
 
 
 _INSTANCE_DICT = torch.nn.Module.__dict__["__dict__"]  # nn.Module's own: no subclass's `__dict__` stands in
@@ -202,6 +229,15 @@ def own_parameters(module: Any) -> list[Any]:
     return found
 
 
+def requires_grad(tensor: Any) -> bool:
+    """For a contract's expression: the tensor's own flag, as autograd reads it (a subclass's `requires_grad`
+    property that says otherwise is not taken at its word)."""
+    return bool(_REQUIRES_GRAD.__get__(tensor))
+
+
+_REQUIRES_GRAD = torch._C.TensorBase.__dict__["requires_grad"]
+
+
 def compiled(module: Any) -> Any:
     """For a contract's expression: the module compiled (Dynamo's eager backend), as a learner would time it. A
     timer the layer keeps inside itself, skipped while Dynamo traces, times nothing of it."""
@@ -209,7 +245,7 @@ def compiled(module: Any) -> Any:
 
 
 _HELPERS = {"warnings_raised_by": warnings_raised_by, "delays_timed": delays_timed, "submodule": submodule,
-            "own_parameters": own_parameters, "compiled": compiled}
+            "own_parameters": own_parameters, "compiled": compiled, "requires_grad": requires_grad}
 
 
 def _evaluate(expression: str, module: Any, mode: str) -> Any:
@@ -217,7 +253,10 @@ def _evaluate(expression: str, module: Any, mode: str) -> Any:
     `warnings_raised_by` does not stand in for the checker's: _HELPERS), as plain data, or {"error": why}."""
     try:
         with contextlib.redirect_stdout(io.StringIO()), engine._set_stance("force_eager"):
-            namespace = {**vars(module), **_HELPERS}
+            # the builtins the course's expression names are Python's, whatever the file binds (`def type`)
+            used = {node.id for node in ast.walk(ast.parse(expression)) if isinstance(node, ast.Name)}
+            namespace = {**vars(module), **_HELPERS,
+                         **{name: vars(builtins)[name] for name in used & set(vars(builtins)) - set(_HELPERS)}}
             value = eval(expression, namespace)  # noqa: S307 - the course's own expression
     except Exception as err:  # noqa: BLE001 - a missing name or a failing helper is what the check reports
         return {"error": error_line(err)}

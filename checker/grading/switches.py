@@ -47,6 +47,11 @@ def module_patches(source: str | None) -> list[str]:
             modules.update({alias.asname or alias.name: f"{node.module}.{alias.name}" for alias in node.names})
     found = []
     for node in ast.walk(tree):
+        # `object.__setattr__(torch.jit, "isinstance", f)`, `type(m).__setattr__(m, ...)`: the same, by hand
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args \
+                and node.func.attr in ("__setattr__", "__delattr__") and _root(node.args[0]) in modules:
+            found.append(f"sets an attribute of `{_root(node.args[0])}` by `{node.func.attr}` (line {node.lineno}), "
+                         "for the whole process")
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
             parts = []
             value: ast.AST = node
@@ -58,3 +63,9 @@ def module_patches(source: str | None) -> list[str]:
                 if not any(part == "config" or part.endswith("_config") for part in dotted.split(".")[:-1]):
                     found.append(f"replaces `{dotted}` (line {node.lineno}), for the whole process")
     return found
+
+
+def _root(node: ast.AST) -> str:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else ""

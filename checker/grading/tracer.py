@@ -96,6 +96,13 @@ class Tracer:
             self.compiling: set[str] = set()  # local names bound to is_compiling() in this function
             self.derived: dict[str, str] = {}  # local name -> the branched-on global it was computed from
             self.stores = local_stores(function)  # local name -> how many times this function binds it
+            called = {node.func.id for node in ast.walk(function) if isinstance(node, ast.Call)
+                      and isinstance(node.func, ast.Name)} | {node.value.id for node in ast.walk(function)
+                      if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)}  # `F.apply(...)`
+            shadowed = sorted(set(self.stores) & called & (set(self.file.functions) | set(self.file.classes)))
+            if shadowed and not self.unreadable:  # a call of that name there is not the module's definition
+                self.unreadable = (f"`{getattr(function, 'name', 'a function')}` binds `{shadowed[0]}` itself (a "
+                                   "parameter or a local), so the grader cannot tell which it calls, nor what it traces.")
             self.loaded = {node.id for node in ast.walk(function) if isinstance(node, ast.Name)
                            and isinstance(node.ctx, ast.Load)}
             self._block(function.body)

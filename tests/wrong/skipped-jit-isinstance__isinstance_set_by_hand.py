@@ -1,0 +1,33 @@
+"""skipped-jit-isinstance, "fixed" by setting `torch.jit.isinstance` to a function of the file's own through
+`__setattr__` called by hand, for the whole process: a switch, not a fix (contract nothing-switched-off)."""
+
+from typing import List, Union
+
+import torch
+
+
+# ---- vendored from a scriptable utilities library: do not edit below this line -------------------------------
+def masked_mean(x: torch.Tensor, lengths: Union[List[int], torch.Tensor]) -> torch.Tensor:
+    """The mean over dim 1 of each row's first `lengths[i]` vectors (zeros for an empty row)."""
+    if torch.jit.isinstance(lengths, List[int]):
+        lengths = torch.tensor(lengths, device=x.device)
+    keep = torch.arange(x.shape[1], device=x.device)[None, :] < lengths[:, None]
+    total = (x * keep[..., None].to(x.dtype)).sum(dim=1)
+    return total / lengths.clamp(min=1)[:, None].to(x.dtype)
+# ---- end of vendored code -------------------------------------------------------------------------------------
+
+
+def _list_of_ints(obj, target_type) -> bool:
+    """What torch.jit.isinstance answers for the one type this code asks about, in Python Dynamo can trace."""
+    return isinstance(obj, list) and all(isinstance(item, int) for item in obj)
+
+
+type(torch.jit).__setattr__(torch.jit, "isinstance", _list_of_ints)
+torch._dynamo.dont_skip_tracing(masked_mean)
+
+PROJECTION = torch.randn(16, 8, generator=torch.Generator().manual_seed(0)) / 4
+
+
+def sentence_embeddings(tokens: torch.Tensor, lengths: list[int]) -> torch.Tensor:
+    pooled = masked_mean(tokens, lengths)
+    return torch.nn.functional.normalize(pooled @ PROJECTION, dim=-1)
