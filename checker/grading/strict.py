@@ -173,6 +173,7 @@ def _audited_reference(exercise: Exercise, audit: sandbox.Outcome) -> dict[str, 
 def _decide(exercise: Exercise, path: str, trials: Trials, ref: dict[str, Any], audit: sandbox.Outcome,
             hint_level: int, seed: draws.Seed | None, source: str | None) -> Report:
     eager, fullgraph, default = (trials.payload(mode) for mode in TRIAL_MODES)
+    source = source if source is not None else read_source(path)  # read once: three checks read the text
     advice.name_places(path, (eager, fullgraph, default))
     checks: list[CheckResult] = []
 
@@ -185,7 +186,7 @@ def _decide(exercise: Exercise, path: str, trials: Trials, ref: dict[str, Any], 
     checks.append(_breaks_check(trials))
     checks.append(_compiled_matches(exercise, trials, ref))
     checks.append(switched_off_check([trials.payload(mode) for mode in TRIAL_MODES],
-                                     source if source is not None else read_source(path)))
+                                     source))
     checks += [c for c in (writes_check(trials.outcome.output),) if c]
     if exercise.max_compilations:
         checks.append(_recompile_check(exercise, trials, seed))
@@ -193,10 +194,10 @@ def _decide(exercise: Exercise, path: str, trials: Trials, ref: dict[str, Any], 
     if exercise.contracts:
         payloads = {mode: trials.payload(mode) for mode in TRIAL_MODES}
         verdict = audit.results[1] if len(audit.results) > 1 else None
-        checks += contract_checks(exercise, payloads, ref, verdict, source if source is not None else read_source(path),
+        checks += contract_checks(exercise, payloads, ref, verdict, source,
                                   _shipped(exercise))
 
-    gate = gate_check(source if source is not None else read_source(path), _shipped(exercise, always=True),
+    gate = gate_check(source, _shipped(exercise, always=True),
                       refused := refused_code(trials.outcome.output))
     checks += [gate] if gate.status != PASS else []  # a guard, not part of the task: named only when it fails
     breaks = _graph_breaks(default, fullgraph)

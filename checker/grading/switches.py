@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from checker.grading.file_text import FileText, read_file
 from checker.grading.report import FAIL, PASS, SKIP, CheckResult
 
 NAME = "nothing-switched-off"
@@ -38,34 +39,24 @@ def module_patches(source: str | None) -> list[str]:
         tree = ast.parse(source or "")
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []  # the import reports it
-    modules: dict[str, str] = {}  # a name bound by an import -> the module (or module attribute) it names
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            modules.update({alias.asname or alias.name.split(".")[0]: alias.asname and alias.name
-                            or alias.name.split(".")[0] for alias in node.names})
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            modules.update({alias.asname or alias.name: f"{node.module}.{alias.name}" for alias in node.names})
+    file = read_file(tree)  # the file's import aliases, as Python resolves them
     found = []
     for node in ast.walk(tree):
         # `object.__setattr__(torch.jit, "isinstance", f)`, `type(m).__setattr__(m, ...)`: the same, by hand
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args \
-                and node.func.attr in ("__setattr__", "__delattr__") and _root(node.args[0]) in modules:
-            found.append(f"sets an attribute of `{_root(node.args[0])}` by `{node.func.attr}` (line {node.lineno}), "
-                         "for the whole process")
-        if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            parts = []
-            value: ast.AST = node
-            while isinstance(value, ast.Attribute):
-                parts.append(value.attr)
-                value = value.value
-            if isinstance(value, ast.Name) and value.id in modules:
-                dotted = ".".join([modules[value.id], *reversed(parts)])
-                if not any(part == "config" or part.endswith("_config") for part in dotted.split(".")[:-1]):
-                    found.append(f"replaces `{dotted}` (line {node.lineno}), for the whole process")
+                and node.func.attr in ("__setattr__", "__delattr__") and _imported_root(file, node.args[0]):
+            found.append(f"sets an attribute of `{file.resolve(node.args[0])}` by `{node.func.attr}` (line "
+                         f"{node.lineno}), for the whole process")
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)) \
+                and _imported_root(file, node):
+            dotted = file.resolve(node)
+            if not any(part == "config" or part.endswith("_config") for part in dotted.split(".")[:-1]):
+                found.append(f"replaces `{dotted}` (line {node.lineno}), for the whole process")
     return found
 
 
-def _root(node: ast.AST) -> str:
+def _imported_root(file: FileText, node: ast.AST) -> bool:
+    """Whether a chain of attributes starts at a name the file binds by an import."""
     while isinstance(node, ast.Attribute):
         node = node.value
-    return node.id if isinstance(node, ast.Name) else ""
+    return isinstance(node, ast.Name) and node.id in file.aliases
