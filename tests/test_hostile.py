@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from checker.course.manifest import find_exercise
+from checker.course.manifest import find_exercise, load_exercises
 from checker.grading.report import ERROR, FAIL, PASS
 from checker.grading.sandbox import Limits
 from checker.grading.strict import check_file
@@ -122,6 +122,19 @@ def test_each_mode_calls_the_draws_in_an_order_of_its_own_with_repeats():
     orders = [draws.call_order(len(fresh), seed, mode) for seed in range(5) for mode in ("eager", "default")]
     assert all(sorted(set(order)) == list(range(len(fresh))) and len(order) == len(fresh) + 1 for order in orders)
     assert len({tuple(order) for order in orders}) > 1
+
+
+def test_the_replay_draws_past_the_trial_with_the_same_signatures():
+    """A replay generator (nested-rotary-table's positions) draws values no trial draw reaches, in calls that the
+    trial's graphs cover: the same shapes and dtypes, on every exercise."""
+    from checker.course import draws
+
+    for exercise in load_exercises():
+        trial, replayed = draws.draws(exercise, 5), draws.draws(exercise, 5, replay=True)
+        assert [draws.signature(d) for d in trial] == [draws.signature(d) for d in replayed], exercise.id
+    rotary = find_exercise("nested-rotary-table")
+    assert max(int(d.args[1].max()) for d in draws.draws(rotary, 5, 4)) < 64
+    assert min(int(d.args[1].max()) for d in draws.draws(rotary, 5, 4, replay=True)) > 1 << 20
 
 
 def test_a_graph_fullgraph_quietly_captures_is_refused_where_default_mode_breaks():

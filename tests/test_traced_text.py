@@ -125,9 +125,19 @@ HIDDEN = {
     "a tuple unpacked": ("say, = (print,)\n\n\n", "", PRINTED.replace("print(", "say(")),
     "functools.partial": ("import functools\nsay = functools.partial(print)\n\n\n", "",
                           PRINTED.replace("print(", "say(")),
+    "the compiling side of a conditional expression": (
+        "", "", f"None if not torch.compiler.is_compiling() else {PRINTED}"),
+    "a conditional expression on a test that is not is_compiling()": (
+        "", "", f"None if torch.is_grad_enabled() else {PRINTED}"),
     "an is_compiling() that is not the first test of an or": (
         "", "", f"if torch.compiler.is_compiling() or True:\n        {PRINTED}"),
 }
+
+
+def test_the_eager_side_of_a_conditional_expression_is_not_traced():
+    source = EAGER_ONLY_PRINT.exercise_path.read_text().replace(
+        PRINTED, f"None if torch.compiler.is_compiling() else {PRINTED}")
+    assert untraced_problem(source, "causal_attention", "print") is None
 
 
 @pytest.mark.parametrize("how", sorted(HIDDEN))

@@ -19,12 +19,14 @@ every contract's words to its task), and the report shows them when the check fa
   interface  `expression` (a helper the task names, called) returns what `returns` describes;
   structure  established by the grader alone: `graph_holds` an operation the replayed graph must call (one of
              several, separated by `|`; a scalar read must also move the result; `a>b`: every b is computed
-             from an a), or `file_has` a construct of the file's text: `dataclass NAME` (a
+             from an a; `copies_at_most`: no operation called more often, subgraphs included, which a loop
+             unrolled while tracing exceeds), or `file_has` a construct of the file's text: `dataclass NAME` (a
              module-level class NAME decorated with dataclass), `call MODULE.NAME` (a call of it, however
              imported; a decorator counts), `unchanged NAME` (a module-level function or class as the exercise
              ships it) or `untraced NAMES` (none of NAMES, joined by `|`, in the code torch.compile traces from
              the entry, outside eager-only branches: `print`, `copy.deepcopy`, `time.*` for a module's every
-             name, `.requires_grad_` for a method, `class` for a class statement, `import`; grading/traced_text.py) or
+             name, `.requires_grad_` for a method, `class` for a class statement, `import`; grading/traced_text.py;
+             `untraced NAMES from FUNCTION`: traced from that module-level function instead) or
              `config NAME` (`torch._dynamo.config.NAME` turned on, by assignment or `config.patch`) or
              `reaches NAMES` (one of NAMES called in the code traced from the entry on every call, outside
              any branch or loop: what the task keeps using) or `hatch NAMES` (one of NAMES applied where it
@@ -69,6 +71,7 @@ class Contract:
     expression: str = ""  # state, interface: Python evaluated in the file's namespace
     returns: str = ""  # interface: one of RETURNS
     graph_holds: str = ""  # structure: operation names, "a|b" for either
+    copies_at_most: int = 0  # structure with graph_holds: no operation called more often in the graph (0: any)
     file_has: str = ""  # structure: "<one of FILE_CONSTRUCTS> NAME", as the docstring says
     check: str = ""  # graded-by: one of CHECKS
 
@@ -82,7 +85,7 @@ class ContractError(ValueError):
 
 
 _FIELDS = {"name", "kind", "says", "modes", "effects", "at", "compare", "logger", "inputs", "exception",
-           "expression", "returns", "graph_holds", "file_has", "check"}
+           "expression", "returns", "graph_holds", "copies_at_most", "file_has", "check"}
 _NEEDS = {"effects": ("effects",), "raises": ("inputs",), "state": ("expression",), "gradients": (),
           "interface": ("expression", "returns"), "structure": (), "graded-by": ("check",)}
 
@@ -102,6 +105,9 @@ def contract_from_table(table: dict[str, Any], parse_input: Any) -> Contract:
     missing = [key for key in _NEEDS[kind] if not table.get(key)]
     if kind == "structure" and bool(table.get("graph_holds")) == bool(table.get("file_has")):
         missing.append("exactly one of graph_holds, file_has")
+    if table.get("copies_at_most") is not None and not (table.get("graph_holds") and
+                                                        type(table["copies_at_most"]) is int and table["copies_at_most"] > 0):
+        missing.append("graph_holds with copies_at_most, a positive integer")
     if missing:
         raise ContractError(f"contract {name}: a {kind} contract needs {', '.join(missing)}")
     modes = tuple(table.get("modes", ("eager",)))
@@ -116,9 +122,9 @@ def contract_from_table(table: dict[str, Any], parse_input: Any) -> Contract:
         raise ContractError(f"contract {name}: returns is one of {RETURNS}")
     construct = str(table.get("file_has", "")).split()
     if construct and (len(construct) not in (2, 4) or construct[0] not in FILE_CONSTRUCTS
-                      or (len(construct) == 4 and (construct[0] != "runs" or construct[2] != "from"))):
+                      or (len(construct) == 4 and (construct[0] not in ("runs", "untraced") or construct[2] != "from"))):
         raise ContractError(f"contract {name}: file_has is '<{'|'.join(FILE_CONSTRUCTS)}> NAME', or 'runs NAMES "
-                            "from FUNCTION'")
+                            "from FUNCTION' or 'untraced NAMES from FUNCTION'")
     if table.get("check") and table["check"] not in CHECKS:
         raise ContractError(f"contract {name}: check is one of {CHECKS}")
     return Contract(name=name, kind=kind, says=table["says"], modes=modes, effects=effects,
@@ -126,4 +132,5 @@ def contract_from_table(table: dict[str, Any], parse_input: Any) -> Contract:
                     inputs=tuple(parse_input(case) for case in table.get("inputs", ())),
                     exception=table.get("exception", ""), expression=table.get("expression", ""),
                     returns=table.get("returns", ""), graph_holds=table.get("graph_holds", ""),
+                    copies_at_most=int(table.get("copies_at_most", 0)),
                     file_has=table.get("file_has", ""), check=table.get("check", ""))

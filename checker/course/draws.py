@@ -61,22 +61,27 @@ def fresh_seed() -> int:
     return secrets.randbits(48)
 
 
-def draw_spec(exercise: Exercise, case: int, position: int | str) -> Any:
-    """The generator of one argument of one case: its `draw` entry, else the example's own spec."""
+def draw_spec(exercise: Exercise, case: int, position: int | str, replay: bool = False) -> Any:
+    """The generator of one argument of one case: its `draw` entry, else the example's own spec. `replay`: its
+    `replay_draw` entry first, where it has one (what the grader's replay draws, past the trial's bounds)."""
     example = exercise.inputs[case]
-    overrides = example.draw_args if isinstance(position, int) else example.draw_kwargs
     if isinstance(position, int):
-        return overrides[position] if position < len(overrides) and overrides[position] else example.args[position]
-    return overrides.get(position) or example.kwargs[position]
+        for overrides in ([example.replay_args] if replay else []) + [example.draw_args]:
+            if position < len(overrides) and overrides[position]:
+                return overrides[position]
+        return example.args[position]
+    return ((example.replay_kwargs.get(position) if replay else None) or example.draw_kwargs.get(position)
+            or example.kwargs[position])
 
 
-def draws(exercise: Exercise, seed: int, per_case: int = DRAWS_PER_CASE) -> list[Draw]:
-    """`per_case` fresh draws of every example case, case by case; the same for the same seed."""
+def draws(exercise: Exercise, seed: int, per_case: int = DRAWS_PER_CASE, replay: bool = False) -> list[Draw]:
+    """`per_case` fresh draws of every example case, case by case; the same for the same seed. `replay`: from
+    the cases' replay generators, where they have one."""
     made = []
     for case, example in enumerate(exercise.inputs):
         for copy in range(per_case):
             def value(position: int | str) -> Any:
-                spec = draw_spec(exercise, case, position)
+                spec = draw_spec(exercise, case, position, replay)
                 return build_draw(spec, _derive(seed, case, copy, position))
             made.append(Draw(case, tuple(value(i) for i in range(len(example.args))),
                              {key: value(key) for key in example.kwargs}))

@@ -37,6 +37,10 @@ class InputCase:
     # its example spec with a new seed (random specs) or kept as it is (literals).
     draw_args: tuple[Any, ...] = ()
     draw_kwargs: dict[str, Any] = field(default_factory=dict)
+    # Generators for the grader's replay alone, in place of those above: values past what the trial draws (a
+    # table sized to cover the trial's bound covers none of them); same shapes and dtypes, so the same graphs.
+    replay_args: tuple[Any, ...] = ()
+    replay_kwargs: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -317,17 +321,19 @@ def _variant_from_table(name: str, table: dict[str, Any]) -> Variant:
 def _input_from_table(name: str, case: dict[str, Any]) -> InputCase:
     args = tuple(case.get("args", ()))
     kwargs = dict(case.get("kwargs", {}))
-    draw = case.get("draw", {})
-    unknown = set(case) - {"args", "kwargs", "note", "draw"}
-    if unknown or set(draw) - {"args", "kwargs"}:
-        raise ManifestError(f"exercise {name}: unknown input keys {sorted(unknown | (set(draw) - {'args', 'kwargs'}))}")
+    draw, replay = case.get("draw", {}), case.get("replay_draw", {})
+    unknown = (set(case) - {"args", "kwargs", "note", "draw", "replay_draw"}) | set(draw) | set(replay)
+    if unknown - {"args", "kwargs"}:
+        raise ManifestError(f"exercise {name}: unknown input keys {sorted(unknown - {'args', 'kwargs'})}")
     draw_args, draw_kwargs = tuple(draw.get("args", ())), dict(draw.get("kwargs", {}))
-    if len(draw_args) > len(args) or set(draw_kwargs) - set(kwargs):
+    replay_args, replay_kwargs = tuple(replay.get("args", ())), dict(replay.get("kwargs", {}))
+    if max(len(draw_args), len(replay_args)) > len(args) or (set(draw_kwargs) | set(replay_kwargs)) - set(kwargs):
         raise ManifestError(f"exercise {name}: a draw generator for an argument the input does not have")
-    for value in (*args, *kwargs.values(), *draw_args, *draw_kwargs.values()):
+    for value in (*args, *kwargs.values(), *draw_args, *draw_kwargs.values(), *replay_args, *replay_kwargs.values()):
         if isinstance(value, dict) and value:
             _validate_tensor_spec(name, value)
-    return InputCase(args=args, kwargs=kwargs, note=case.get("note", ""), draw_args=draw_args, draw_kwargs=draw_kwargs)
+    return InputCase(args=args, kwargs=kwargs, note=case.get("note", ""), draw_args=draw_args, draw_kwargs=draw_kwargs,
+                     replay_args=replay_args, replay_kwargs=replay_kwargs)
 
 
 def _validate_tensor_spec(name: str, spec: dict[str, Any]) -> None:

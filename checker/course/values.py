@@ -43,6 +43,11 @@ def build_value(value: Any, default_seed: int = 0) -> Any:
     return tensor
 
 
+# An integer range up to this wide is drawn from the list of its values (what a seed draws stays as it was); a
+# wider one (a replay's positions past any table) with torch.randint, and it cannot `exclude` values.
+_LISTED_AT_MOST = 1 << 17  # the widest a course draw had before (100000 ids) fits
+
+
 def build_draw(spec: Any, seed: int) -> Any:
     """A value from a generator: a random spec with a fresh seed, anything else as the example has it."""
     if not isinstance(spec, dict) or not any(maker in spec for maker in RANDOM_MAKERS):
@@ -52,7 +57,12 @@ def build_draw(spec: Any, seed: int) -> Any:
     generator = torch.Generator().manual_seed(seed)
     dtype = getattr(torch, spec.get("dtype", "float32"))
     if "randint" in spec:
-        allowed = [v for v in range(int(spec.get("low", 0)), int(spec["high"])) if v not in spec.get("exclude", ())]
+        low, high = int(spec.get("low", 0)), int(spec["high"])
+        if high - low > _LISTED_AT_MOST:
+            if spec.get("exclude"):
+                raise ValueError(f"a randint range wider than {_LISTED_AT_MOST} cannot exclude values: {spec}")
+            return torch.randint(low, high, tuple(spec["randint"]), generator=generator, dtype=dtype)
+        allowed = [v for v in range(low, high) if v not in spec.get("exclude", ())]
         picks = torch.randint(len(allowed), tuple(spec["randint"]), generator=generator)
         return torch.tensor(allowed, dtype=dtype)[picks]
     if "bernoulli" in spec:

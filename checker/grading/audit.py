@@ -40,7 +40,7 @@ def run_audit(exercise: Exercise, seed: draws.Seed, default_trial: Any) -> Itera
     """
     trial_draws = draws.draws(exercise, seed.trial)
     orders = {mode: draws.call_order(len(trial_draws), seed.trial, mode) for mode in TRIAL_MODES}
-    replay_draws = draws.draws(exercise, seed.replay, REPLAY_DRAWS_PER_CASE)
+    replay_draws = draws.draws(exercise, seed.replay, REPLAY_DRAWS_PER_CASE, replay=True)
     unseen = draws.unseen_sizes(exercise, trial_draws, seed.replay, beyond=_largest_integer(default_trial))
     try:
         outputs = _reference(exercise, [trial_draws[i] for i in orders["default"]])
@@ -272,6 +272,7 @@ def judge(exercise: Exercise, trial: Any, order: list[int], trial_draws: list[dr
             f"them {replayed} times on inputs drawn after your code had finished{standing}: they compute the reference",
             "called": called, "moved": sorted(moved),
             "fed": dependence.merged_feeders([records[index] for index in rebuilt]), "selected": sorted(selected),
+            "copies": max((replay.most_copies(records[index]) for index in rebuilt), default=(0, "")),
             "holds": sorted({name for index in rebuilt for name in replay.live_targets(records[index])})}
 
 
@@ -436,5 +437,7 @@ def _data_dependent_cause(err: BaseException, kinds: tuple) -> BaseException | N
 
 
 def _note(exercise: Exercise, draw: draws.Draw) -> str:
-    note = exercise.inputs[draw.case].note
-    return f"a fresh draw of input {draw.case + 1}" + (f": {note}" if note else "")
+    case = exercise.inputs[draw.case]
+    wide = " from the replay's wider generators (values far past the examples')" if (
+        case.replay_args or case.replay_kwargs) else ""
+    return f"a fresh draw of input {draw.case + 1}{wide}" + (f": {case.note}" if case.note else "")

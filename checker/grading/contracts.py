@@ -173,6 +173,11 @@ def _structure_problem(contract: Contract, entry: str, verdict: Any, source: str
                         f"selects (the grader's replay counted them): the task asks for `{target}` on those alone.")
             return (f"not every `{target}` of the graph the grader replayed is computed from `{source}`: the task asks "
                     f"for `{target}` on what `{source}` selects, not the other way round.")
+        copies, repeated = verdict.get("copies") or (0, "")
+        if contract.copies_at_most and copies > contract.copies_at_most:
+            return (f"the graph the grader replayed calls `{repeated}` {copies} times, where a fix needs it at most "
+                    f"{contract.copies_at_most} times: work repeated once per iteration of a loop Dynamo ran while it "
+                    "traced (unrolled), not a loop in the graph.")
         called = {op_name(name) for name in verdict.get("holds") or ()}  # on a path to the output, not left unused
         wanted = contract.graph_holds.split("|")
         found = called & set(wanted)
@@ -187,7 +192,7 @@ def _structure_problem(contract: Contract, entry: str, verdict: Any, source: str
     kind, name, *start = contract.file_has.split()  # `runs NAMES from FUNCTION`
     if kind == "untraced":
         honoured = tuple(key for key in LEFT_OUT_SETS if key in allowed_config)  # another would be switched off
-        return untraced_problem(source or "", entry, name, honoured)
+        return untraced_problem(source or "", start[1] if start else entry, name, honoured)
     if kind == "reaches":
         return reached_problem(source or "", entry, name)
     if kind == "runs":
@@ -225,7 +230,50 @@ def _structure_problem(contract: Contract, entry: str, verdict: Any, source: str
     if rebound:
         return (f"`{name}` is as the exercise ships it, but the file changes it afterwards ({rebound}): leave it as "
                 "it is and fix the break around it.")
+    shadowed = next((read for read in sorted(_globals_read(shipped, name))
+                     if _bound_as(tree, read) != _bound_as(shipped, read)), "")
+    if shadowed:  # the same text reading another `warnings` (a class of the file's) is other code
+        return (f"`{name}` is as the exercise ships it, but `{shadowed}`, which it reads, is bound otherwise than in "
+                "the file the exercise ships: leave what it uses as it is and fix the break around it.")
     return None
+
+
+def _globals_read(tree: ast.Module, name: str) -> set[str]:
+    """The names the module-level function or class `name` reads that nothing inside it binds: its globals and
+    builtins."""
+    node = next((n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                 and n.name == name), None)
+    if node is None:
+        return set()
+    inside = [sub for sub in ast.walk(node)]
+    bound = {sub.id for sub in inside if isinstance(sub, ast.Name) and not isinstance(sub.ctx, ast.Load)}
+    bound |= {sub.arg for sub in inside if isinstance(sub, ast.arg)}
+    bound |= {sub.name for sub in inside if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+    return {sub.id for sub in inside if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load)} - bound - {name}
+
+
+def _bound_as(tree: ast.Module, name: str) -> set[str]:
+    """What the module binds `name` to (not a function's locals): the modules imported under it (`import
+    torch._dynamo` binds `torch`, as `import torch` does), and every other binding statement, as its text."""
+    found, todo, module_level = set(), list(tree.body), []
+    while todo:  # the module's statements and what they hold, but not the bodies of its functions and classes
+        node = todo.pop()
+        module_level.append(node)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            todo += list(ast.iter_child_nodes(node))
+    for node in module_level:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                if (alias.asname or alias.name.split(".")[0]) == name:
+                    module = f"{'.' * node.level}{node.module or ''}." if isinstance(node, ast.ImportFrom) else ""
+                    found.add(module + (alias.name if alias.asname or module else alias.name.split(".")[0]))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
+            found.add(ast.dump(node))
+        elif isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+            found.add(ast.dump(node))
+        elif isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load):
+            found.add(f"stored at {type(node.ctx).__name__}")  # an assignment, a loop target, a `del`
+    return found
 
 
 def _rebinding(tree: ast.Module, name: str) -> str:

@@ -270,6 +270,22 @@ def live_targets(record: dict[str, Any], depth: int = 0) -> set[str]:
     return found
 
 
+def most_copies(record: dict[str, Any]) -> tuple[int, str]:
+    """How many times the graph calls its most repeated operation (getitem aside), its branch and body graphs
+    included, and which: a loop unrolled while Dynamo traces leaves one copy of its round per iteration."""
+    counts: dict[str, int] = {}
+    todo = [(record, 0)]
+    while todo:
+        graph, depth = todo.pop()
+        for entry in graph.get("nodes", ()):
+            if isinstance(entry, dict) and entry.get("op") in ("call_function", "call_method"):
+                name = op_name(entry.get("target"))
+                counts[name] = counts.get(name, 0) + (name != "getitem")
+        todo += [(sub, depth + 1) for sub in (graph.get("subgraphs") or {}).values()
+                 if isinstance(sub, dict) and depth < MAX_DEPTH]
+    return max(((count, name) for name, count in counts.items()), default=(0, ""))
+
+
 def node_names(value: Any) -> list[str]:
     if isinstance(value, dict):
         if set(value) == {"node"}:

@@ -91,13 +91,24 @@ def reached_problem(source: str, entry: str, names: str) -> str | None:
 
 
 def _subclasses(file: FileText, names: set[str]) -> set[str]:
+    """The file's subclasses of `names`, at any depth, that keep their backward: one that defines a `backward` of
+    its own (an autograd.Function's gradient re-derived) keeps nothing of it."""
     found: set[str] = set()
     while True:
         more = {name for name, node in file.classes.items()
-                if any(file.resolve(base) in names | found for base in node.bases)} - found
+                if any(file.resolve(base) in names | found for base in node.bases) and not _defines(node, "backward")}
+        more -= found
         if not more:
             return found
         found |= more
+
+
+def _defines(cls: ast.ClassDef, name: str) -> bool:
+    return any(isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == name
+               or isinstance(item, (ast.Assign, ast.AnnAssign)) and any(
+                   isinstance(target, ast.Name) and target.id == name
+                   for target in (item.targets if isinstance(item, ast.Assign) else [item.target]))
+               for item in cls.body)
 
 
 def runs_problem(source: str, entry: str, names: str, at_import: bool = True) -> str | None:

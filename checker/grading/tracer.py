@@ -13,6 +13,7 @@ From the entry, the code Dynamo would trace:
   - not an eager-only branch: the body of `if not torch.compiler.is_compiling():` (or `is_dynamo_compiling`,
     `torch._dynamo.is_compiling`, a local name bound once to one of them, the first operand of an `and`), the
     `else` of `if is_compiling():`, and what follows an `if is_compiling():` whose body returns or raises;
+    the same sides of a conditional expression (`x if is_compiling() else check(x)`);
   - not a call Dynamo leaves out of the trace: a function the file's module-level code adds to one of
     file_text.LEFT_OUT_SETS that the exercise allows, with `logging.Logger.info` there covering `info` on every
     module-level logger;
@@ -82,8 +83,13 @@ class Tracer:
         self.discarded: set[int] = set()  # the call, in the statement being walked, whose result is thrown away
 
     def references(self, starts: list[tuple[ast.AST, str | None]]) -> list[tuple[str, int]]:
-        self.queue = [(function, owner, None, None) for function, owner in starts]
-        self.starts = {id(function) for function, _ in starts}
+        self.queue = []
+        for function, owner in starts:  # a decorated entry function runs as a call of it would: its wrapper's code
+            if owner is None and isinstance(function, ast.FunctionDef) and function.name in self.file.functions:
+                self._enqueue_function(function, None)
+            else:
+                self.queue.append((function, owner, None, None))
+        self.starts = {id(queued[0]) for queued in self.queue}
         for _, owner in starts:
             self._use_class(owner)
         while self.queue:
@@ -255,7 +261,10 @@ class Tracer:
     def _expressions(self, root: ast.AST) -> None:
         skipped: set[int] = set()  # the callee nodes of calls Dynamo leaves out
         maybe = _conditional_nodes(root)
+        eager = set() if self.eager_too else self._eager_only_parts(root)
         for node in ast.walk(root):  # a lambda's body included: it may run in the trace
+            if id(node) in eager:
+                continue
             if isinstance(node, ast.Call):
                 if not self.eager_too and self._left_out(node.func):
                     skipped |= {id(sub) for sub in ast.walk(node.func)}
@@ -272,6 +281,15 @@ class Tracer:
                 if name:
                     self.found.append((name, node.lineno))
                 self._follow_property(node)
+
+    def _eager_only_parts(self, root: ast.AST) -> set[int]:
+        """The nodes of a conditional expression's eager-only side (`x if is_compiling() else check(x)`)."""
+        parts = []
+        for node in ast.walk(root):
+            if isinstance(node, ast.IfExp):
+                side = self._eager_only(node.test)
+                parts += [node.body] if side == "body" else [node.orelse] if side == "else" else []
+        return {id(sub) for part in parts for sub in ast.walk(part)}
 
     def _left_out(self, func: ast.AST) -> bool:
         name = self.file.resolve(func)
