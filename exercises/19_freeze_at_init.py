@@ -4,7 +4,8 @@
 frozen. Its forward pass freezes the encoder on every call with `requires_grad_(False)`, then adds an L2 penalty
 on the parameters being trained (those that require gradients) to the loss. Under torch.compile, changing
 `requires_grad` is a graph break (GB0125, "Unsupported Tensor.requires_grad_() call"). Make the forward pass
-compile as one graph with `fullgraph=True`, with the same results as now and the feature encoder still frozen.
+compile as one graph with `fullgraph=True`, with the same results as now and the feature encoder still frozen
+(and still trained when the classifier is built with `freeze_feature_encoder=False`).
 Check your fix with:  gbcheck check freeze-at-init
 """
 

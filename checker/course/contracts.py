@@ -105,8 +105,8 @@ def contract_from_table(table: dict[str, Any], parse_input: Any) -> Contract:
     missing = [key for key in _NEEDS[kind] if not table.get(key)]
     if kind == "structure" and bool(table.get("graph_holds")) == bool(table.get("file_has")):
         missing.append("exactly one of graph_holds, file_has")
-    if table.get("copies_at_most") is not None and not (table.get("graph_holds") and
-                                                        type(table["copies_at_most"]) is int and table["copies_at_most"] > 0):
+    at_most = table.get("copies_at_most")
+    if at_most is not None and not (table.get("graph_holds") and type(at_most) is int and at_most > 0):
         missing.append("graph_holds with copies_at_most, a positive integer")
     if missing:
         raise ContractError(f"contract {name}: a {kind} contract needs {', '.join(missing)}")
@@ -121,8 +121,9 @@ def contract_from_table(table: dict[str, Any], parse_input: Any) -> Contract:
     if table.get("returns") and table["returns"] not in RETURNS:
         raise ContractError(f"contract {name}: returns is one of {RETURNS}")
     construct = str(table.get("file_has", "")).split()
+    from_function = len(construct) == 4 and construct[0] in ("runs", "untraced") and construct[2] == "from"
     if construct and (len(construct) not in (2, 4) or construct[0] not in FILE_CONSTRUCTS
-                      or (len(construct) == 4 and (construct[0] not in ("runs", "untraced") or construct[2] != "from"))):
+                      or (len(construct) == 4 and not from_function)):
         raise ContractError(f"contract {name}: file_has is '<{'|'.join(FILE_CONSTRUCTS)}> NAME', or 'runs NAMES "
                             "from FUNCTION' or 'untraced NAMES from FUNCTION'")
     if table.get("check") and table["check"] not in CHECKS:

@@ -74,8 +74,21 @@ def _effects_problem(exercise: Exercise, contract: Contract, got: Any, want: Any
             mine, theirs = _counted(kind, mine), _counted(kind, theirs)
         if mine != theirs:
             return (f"{where}, the reference {_EFFECT_WORDS[kind]} {_shown(theirs)}; your code "
-                    f"{_EFFECT_WORDS[kind]} {_shown(mine)}.")
+                    f"{_EFFECT_WORDS[kind]} {_shown(mine)}{_first_difference(mine, theirs)}.")
     return None
+
+
+def _first_difference(mine: Any, theirs: Any) -> str:
+    """Where two texts of several lines first differ, when it is not their first line (which _shown shows)."""
+    ours, yours = (_lines(value) for value in (theirs, mine))
+    index = next((i for i, (a, b) in enumerate(zip(ours, yours)) if a != b), None)
+    if not index:  # the same lines up to the shorter's end, or a difference on the first line already shown
+        return ""
+    return f"; they first differ on line {index + 1}: {ours[index][:200]!r} against {yours[index][:200]!r}"
+
+
+def _lines(value: Any) -> list[str]:
+    return value.splitlines() if isinstance(value, str) else [str(item) for item in value or ()]
 
 
 def _counted(kind: str, seen: Any) -> Any:
@@ -91,7 +104,7 @@ def _shown(value: Any) -> str:
         return f"{value} line(s)"
     if isinstance(value, list) and all(isinstance(item, str) and ":" not in item for item in value):
         return f"{len(value)} ({', '.join(value)})"
-    lines = value.splitlines() if isinstance(value, str) else [str(item) for item in value]
+    lines = _lines(value)
     first = lines[0][:200] + ("…" if len(lines[0]) > 200 else "") if lines else ""
     return repr(first) if len(lines) == 1 else f"{len(lines)} lines, the first {first!r}"
 
@@ -272,7 +285,7 @@ def _bound_as(tree: ast.Module, name: str) -> set[str]:
         elif isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
             found.add(ast.dump(node))
         elif isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load):
-            found.add(f"stored at {type(node.ctx).__name__}")  # an assignment, a loop target, a `del`
+            found.add(f"assigned ({type(node.ctx).__name__})")  # an assignment, a loop target, a `del`
     return found
 
 

@@ -104,11 +104,14 @@ def _subclasses(file: FileText, names: set[str]) -> set[str]:
 
 
 def _defines(cls: ast.ClassDef, name: str) -> bool:
-    return any(isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == name
-               or isinstance(item, (ast.Assign, ast.AnnAssign)) and any(
-                   isinstance(target, ast.Name) and target.id == name
-                   for target in (item.targets if isinstance(item, ast.Assign) else [item.target]))
-               for item in cls.body)
+    """Whether the class's own body defines or assigns `name`."""
+    for item in cls.body:
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == name:
+            return True
+        targets = item.targets if isinstance(item, ast.Assign) else [item.target] if isinstance(item, ast.AnnAssign) else []
+        if any(isinstance(target, ast.Name) and target.id == name for target in targets):
+            return True
+    return False
 
 
 def runs_problem(source: str, entry: str, names: str, at_import: bool = True) -> str | None:
