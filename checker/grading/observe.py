@@ -249,8 +249,70 @@ def compiled(module: Any) -> Any:
     return torch.compile(module, backend="eager")
 
 
+def state_kept(module: Any, call: Any, times: int = 5) -> int:
+    """For a contract's expression: `call()` made `times` times, after which every tensor `module` keeps (its
+    parameters, buffers and tensor attributes, in lists and dicts too, its submodules') is bitwise as it was:
+    `times`; ValueError naming the first that changed (state updated in place and put back by arithmetic drifts)."""
+    before = _kept_tensors(module)
+    for _ in range(times):
+        call()
+    after = _kept_tensors(module)
+    if [path for path, _ in after] != [path for path, _ in before]:
+        raise ValueError(f"after {times} calls the module keeps other tensors than before them")
+    for (path, was), (_, now) in zip(before, after):
+        if was.shape != now.shape or was.dtype != now.dtype or not torch.equal(was, now):
+            raise ValueError(f"after {times} calls `{path}` is not as it was before them")
+    return times
+
+
+def _kept_tensors(value: Any, path: str = "self", depth: int = 0) -> list[tuple[str, Any]]:
+    if isinstance(value, torch.Tensor):
+        return [(path, value.detach().clone())]
+    if depth > 8:
+        return []
+    if isinstance(value, torch.nn.Module):
+        tables = _INSTANCE_DICT.__get__(value)  # nn.Module's own tables and attributes, not a subclass's view
+        items = [*tables["_parameters"].items(), *tables["_buffers"].items(), *tables["_modules"].items(),
+                 *((k, v) for k, v in tables.items() if not k.startswith("_"))]
+    elif isinstance(value, dict):
+        items = list(value.items())
+    elif isinstance(value, (list, tuple)):
+        items = list(enumerate(value))
+    else:
+        return []
+    return [found for key, item in items if item is not None
+            for found in _kept_tensors(item, f"{path}.{key}", depth + 1)]
+
+
+def fakes_agree(function: Any, *args: Any) -> int:
+    """For a contract's expression: `function(*args)` compiled, and each operation of its graph run on the real
+    tensors, whose shape and dtype must be those Dynamo traced with (a custom operator's fake included: one that
+    says another shape than its kernel returns misleads every backend that plans from it). How many operations
+    were compared; ValueError at the first that differs."""
+    compared: list[int] = []
+
+    class Compared(torch.fx.Interpreter):
+        def run_node(self, node: Any) -> Any:
+            result = super().run_node(node)
+            traced = node.meta.get("example_value")
+            if node.op == "call_function" and isinstance(result, torch.Tensor) and isinstance(traced, torch.Tensor):
+                if (tuple(result.shape), result.dtype) != (tuple(traced.shape), traced.dtype):
+                    raise ValueError(f"`{node.target}` returned {result.dtype} of shape {tuple(result.shape)} where "
+                                     f"the graph was traced with {traced.dtype} of shape {tuple(traced.shape)} (its fake)")
+                compared.append(1)
+            return result
+
+    def backend(graph: Any, example_inputs: Any) -> Any:
+        return lambda *inputs: Compared(graph).run(*inputs)
+
+    with engine._set_stance("default"):
+        torch.compile(function, backend=backend, fullgraph=True, dynamic=False)(*args)
+    return len(compared)
+
+
 _HELPERS = {"warnings_raised_by": warnings_raised_by, "delays_timed": delays_timed, "submodule": submodule,
-            "own_parameters": own_parameters, "compiled": compiled, "requires_grad": requires_grad}
+            "own_parameters": own_parameters, "compiled": compiled, "requires_grad": requires_grad,
+            "fakes_agree": fakes_agree, "state_kept": state_kept}
 
 
 def _evaluate(expression: str, module: Any, mode: str) -> Any:
