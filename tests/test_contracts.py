@@ -200,3 +200,30 @@ def test_verify_reports_a_passing_mutant_unless_it_is_declared(monkeypatch, caps
     stale = replace(exercise, equivalent=(*exercise.equivalent, ("delete: return x", "no reason")))
     assert instructor._surviving_mutants([stale], args) == {}
     assert "declared equivalent, but no passing mutant is (delete: return x)" in capsys.readouterr().out
+
+
+def test_what_a_probe_draws_is_new_on_every_check_and_the_same_for_the_file_and_the_reference():
+    """A contract's expression runs with torch's generator seeded from the check's fresh inputs: the file and the
+    reference, observed on the same calls, draw the same probes; another check draws others."""
+    from checker.course import draws
+    from checker.grading.observe import _probe_seed
+
+    exercise = find_exercise("warn-at-init", EXERCISES)
+
+    def calls(seed):
+        return [(draw.args, draw.kwargs) for draw in draws.draws(exercise, seed)]
+
+    assert _probe_seed(calls(1), "probe") == _probe_seed(calls(1), "probe")
+    assert _probe_seed(calls(1), "probe") != _probe_seed(calls(2), "probe")
+    assert _probe_seed(calls(1), "probe") != _probe_seed(calls(1), "another probe")
+
+
+def test_the_file_rebuilt_with_another_table_follows_it_and_a_table_bound_twice_fails(tmp_path):
+    from checker.grading.probes import rebuilt_with
+
+    path = tmp_path / "tables.py"
+    path.write_text("TABLE = {'a': 1}\nDOUBLED = {k: 2 * v for k, v in TABLE.items()}\n")
+    assert rebuilt_with(str(path), "TABLE", "{'a': 5}").DOUBLED == {"a": 10}
+    path.write_text("TABLE = {'a': 1}\nTABLE = {'a': 2}\n")
+    with pytest.raises(ValueError, match="2 times"):
+        rebuilt_with(str(path), "TABLE", "{'a': 5}")

@@ -331,19 +331,19 @@ def test_a_hatch_or_a_vendored_function_nothing_reaches_does_not_count():
         assert "where it takes effect" in _check(exercise, hatch, dead).message
     unfixed = exercise.exercise_path.read_text()
     unused = unfixed.replace("padded = pad_to_bucket(tokens)", "padded = tokens", 1)
-    assert unused != unfixed and "does not call `pad_to_bucket`" in _check(exercise, called, unused).message
+    assert unused != unfixed and "does not use `pad_to_bucket`" in _check(exercise, called, unused).message
     dead = unfixed.replace("padded = pad_to_bucket(tokens)", "padded = tokens\n    if tokens.shape[0] < 0:\n"
                            "        padded = pad_to_bucket(tokens)", 1)
-    assert "does not call `pad_to_bucket`" in _check(exercise, called, dead).message  # a branch that may not run
+    assert "does not use `pad_to_bucket`" in _check(exercise, called, dead).message  # a branch that may not run
     # a call Python never runs (after the return), or whose result nothing reads, is not a use
     unread = (unfixed.replace("padded = pad_to_bucket(tokens)", "padded = tokens\n    pad_to_bucket(tokens)", 1),
               unfixed.replace("padded = pad_to_bucket(tokens)", "padded = tokens\n    unread = pad_to_bucket(tokens)", 1))
     for source in unread:
-        assert source != unfixed and "does not call `pad_to_bucket`" in _check(exercise, called, source).message
+        assert source != unfixed and "does not use `pad_to_bucket`" in _check(exercise, called, source).message
     entry = re.search(r"\n    return [^\n]*\n", unfixed[unfixed.index("padded = pad_to_bucket(tokens)"):]).group(0)
     after_return = unfixed.replace("padded = pad_to_bucket(tokens)", "padded = tokens", 1).replace(
         entry, entry + "    pad_to_bucket(tokens)\n", 1)
-    assert "does not call `pad_to_bucket`" in _check(exercise, called, after_return).message
+    assert "does not use `pad_to_bucket`" in _check(exercise, called, after_return).message
 
 
 def test_a_dataclass_nothing_builds_keeps_no_boxes():
@@ -352,7 +352,55 @@ def test_a_dataclass_nothing_builds_keeps_no_boxes():
     solution = exercise.solution_path.read_text()
     assert _check(exercise, built, solution).status == PASS
     kept = "\n".join(line for line in solution.splitlines() if "Boxes(" not in line or "class " in line)
-    assert "does not call `Boxes`" in _check(exercise, built, kept).message
+    assert "does not use `Boxes`" in _check(exercise, built, kept).message
+
+
+# How the kept call's result reaches (or does not reach) what the function returns: a flow the reading must follow,
+# and a use that hands nothing on.
+HANDED_ON = {
+    "through a tuple, a loop and a list": "    parts = []\n    for b in (BOXES,):\n        parts.append(b.area())\n"
+                                          "    total, = (sum(parts),)\n    return loss + 0.0 * total\n",
+    "through a walrus and an attribute read later": "    holder.last = (b := BOXES)\n    return loss + holder.last.area().sum()\n",
+    "into a tensor written in place": "    out = torch.zeros(())\n    out.add_(BOXES.area().sum())\n    return loss + out\n",
+}
+NOT_HANDED_ON = {
+    "only asserted": "    assert isinstance(BOXES, Boxes)\n    return loss\n",
+    "only printed": "    print(BOXES)\n    return loss\n",
+    "only branched on": "    if BOXES.area().sum() > 1e9:\n        loss = loss + 1\n    return loss\n",
+    "bound over and over, read by nothing returned": "    seen = BOXES\n    seen = seen.area()\n    return loss\n",
+}
+
+
+@pytest.mark.parametrize("how", [*HANDED_ON, *NOT_HANDED_ON])
+def test_a_kept_call_counts_where_its_result_reaches_the_return(how):
+    """`Boxes(...)` built from the inputs on every call (written BOXES above): it counts where what it makes
+    flows, through any bindings, to the returned value or to state read later; not where it goes nowhere."""
+    exercise = find_exercise("module-level-dataclass")
+    built = next(c for c in exercise.contracts if c.file_has == "reaches Boxes")
+    solution = exercise.solution_path.read_text()
+    tail = solution[solution.index("    predicted = Boxes("):]
+    body = "    loss = F.l1_loss(pred, target)\n" + (HANDED_ON | NOT_HANDED_ON)[how].replace(
+        "BOXES", "Boxes(pred[:, :2], pred[:, 2:].exp())")
+    source = solution.replace(tail, body) + "\n\nclass _Holder:\n    last = None\n\n\nholder = _Holder()\n"
+    result = _check(exercise, built, source)
+    if how in HANDED_ON:
+        assert result.status == PASS, result.message
+    else:
+        assert "does not use `Boxes`" in result.message
+
+
+def test_a_kept_call_counts_where_it_is_given_the_inputs():
+    """`np.interp` on constants, beside a curve computed otherwise, applies no curve to the confidences."""
+    exercise = find_exercise("numpy-custom-op")
+    kept = next(c for c in exercise.contracts if c.file_has == "reaches numpy.interp")
+    solution = exercise.solution_path.read_text()
+    call = "np.interp(confidence.numpy(), RAW, CALIBRATED)"
+    assert call in solution and _check(exercise, kept, solution).status == PASS
+    constant = solution.replace(call, f"np.interp(0.5, RAW, CALIBRATED) * 0 + {call.replace('np.interp', 'fake')}")
+    assert "does not use `numpy.interp`" in _check(exercise, kept, constant).message
+    through_a_local = solution.replace(call, "np.interp(values, RAW, CALIBRATED)").replace(
+        "    return torch.from_numpy", "    values = confidence.numpy()\n    return torch.from_numpy")
+    assert _check(exercise, kept, through_a_local).status == PASS
 
 
 GUARD = "if not torch.compiler.is_compiling():"

@@ -84,6 +84,10 @@ class Exercise:
     # check); 0 when the exercise does not count them. 2 allows what automatic dynamic shapes does: the
     # first call's sizes, then one graph with the sizes that changed made dynamic.
     max_compilations: int = 0
+    # The functions a fix may give Dynamo a polyfill of (substitute_in_graph), as the tamper check names them
+    # (`_bisect.bisect_left`): a polyfill of anything else (the break's own cause, `warnings.simplefilter`)
+    # switches the cause off for every compiled call, as a config key would.
+    polyfills: tuple[str, ...] = ()
     # What the task asks the code to keep doing, each graded as a named check (see contracts.py).
     contracts: tuple[Contract, ...] = ()
     # Changes to the solution that still pass, each (mutant, why): "delete: <its line>" or "unwrap: <its
@@ -96,13 +100,6 @@ class Exercise:
     exercise_path: Path = Path()  # the learner's copy (what `gbcheck check ID` grades)
     original_path: Path = Path()  # the file as shipped (what `reset` restores and `verify` checks)
     solution_path: Path = Path()  # the reference solution
-
-    @property
-    def teaches_substitution(self) -> bool:
-        """A fix may polyfill a library function (substitute_in_graph): one of its contracts asks for the hatch."""
-        return any(c.file_has.startswith("hatch ")
-                   and "torch.compiler.substitute_in_graph" in c.file_has.split()[1].split("|") for c in self.contracts)
-
 
 @dataclass(frozen=True)
 class Variant:
@@ -236,7 +233,7 @@ def _located(exercise: Exercise, course: Course) -> Exercise:
 
 _REQUIRED = ("id", "title", "file", "entry", "chapter", "category", "points", "hints", "inputs")
 _OPTIONAL = ("expected_break", "fails_eagerly", "allowed_config", "rtol", "atol", "task", "forbidden_ops",
-             "opaque_calls", "opaque_step", "max_compilations", "variant", "contract", "equivalent", "formerly")
+             "opaque_calls", "opaque_step", "max_compilations", "polyfills", "variant", "contract", "equivalent", "formerly")
 # The checks every exercise has: a contract cannot take one of their names.
 BUILT_IN_CHECKS = ("eager-runs", "eager-matches", "fullgraph-compiles", "no-graph-breaks", "compiled-matches",
                    "nothing-switched-off", "no-recompilation", "replay-matches")
@@ -280,6 +277,7 @@ def _exercise_from_table(table: dict[str, Any]) -> Exercise:
     fields.update(hints=tuple(table["hints"]), inputs=inputs, expected_break=table.get("expected_break", ""),
                   allowed_config=tuple(table.get("allowed_config", ())),
                   forbidden_ops=tuple(table.get("forbidden_ops", ())), formerly=tuple(formerly),
+                  polyfills=tuple(table.get("polyfills", ())),
                   variants=tuple(_variant_from_table(name, variant) for variant in table.get("variant", ())),
                   contracts=contracts, equivalent=equivalent)
     return Exercise(**fields)

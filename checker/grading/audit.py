@@ -25,7 +25,7 @@ from checker.course.manifest import Exercise
 from checker.dynamo import engine
 from checker.grading import allowed, dependence, observe, replay, sandbox
 from checker.grading.plain import fresh_copy, output_difference, plain
-from checker.grading.trial import TRIAL_MODES, ProcessState, import_file
+from checker.grading.trial import TRIAL_MODES, ProcessState, import_file, read_source
 
 REPLAY_DRAWS_PER_CASE = 2
 
@@ -147,9 +147,14 @@ def _reference_observations(exercise: Exercise, trial_draws: list[draws.Draw],
         state = ProcessState.save()
         try:
             calls = [(trial_draws[i].args, trial_draws[i].kwargs) for i in orders[mode]]
-            with observe.capture(path, loggers) as imported:
-                module = import_file(path, prefix="reference_contracts_")
-            sys.modules.pop(module.__name__, None)
+            if "substitute_in_graph" in (read_source(path) or ""):
+                # A polyfill is registered once per process: a second import would be refused. Such a solution
+                # is read for what it computes alone, so the module imported once serves every mode.
+                imported, module = {"stdout": "", "warnings": [], "logs": []}, _solution_module(exercise)
+            else:
+                with observe.capture(path, loggers) as imported:
+                    module = import_file(path, prefix="reference_contracts_")
+                sys.modules.pop(module.__name__, None)
             entry = getattr(module, exercise.entry)
             with observe.capture(path, loggers) as called, engine._set_stance("force_eager"):
                 for args, kwargs in calls:

@@ -182,8 +182,9 @@ def _structure_problem(contract: Contract, entry: str, verdict: Any, source: str
             if target in fed and source in fed[target] and contract.graph_holds in (verdict.get("selected") or ()):
                 return None
             if target in fed and source in fed[target]:
-                return (f"the graph's `{target}` is computed from `{source}` but does not work on the rows it "
-                        f"selects (the grader's replay counted them): the task asks for `{target}` on those alone.")
+                return (f"the graph's `{target}` is computed from `{source}` but the graph does not work on the rows "
+                        f"it selects alone (the grader's replay counted the rows each `{target}` takes, and what the "
+                        f"graph makes where `{source}` selects none): the task asks for `{target}` on those alone.")
             return (f"not every `{target}` of the graph the grader replayed is computed from `{source}`: the task asks "
                     f"for `{target}` on what `{source}` selects, not the other way round.")
         copies, repeated = verdict.get("copies") or (0, "")

@@ -141,12 +141,18 @@ def works_on_selected(record: Any, stand_ins: dict[str, Any], calls: list[list[A
     """Whether, on every one of `calls`, each `target` of the graph (by op name; for a matrix product, each of
     them) works on as many rows as a `source` selected (its first input's leading dimensions; the source's
     first result's length): a head on the selected rows does, one on every row fed by the count times zero, or
-    written as a `matmul` beside an identity `linear` on the selected rows, does not (capture-nonzero)."""
+    written as a `matmul` beside an identity `linear` on the selected rows, does not (capture-nonzero). And, on
+    a call where the source selects nothing, the graph's operations together make fewer elements than the
+    target's results on every row it could have selected would hold: a head on every row written in other
+    operations (a broadcast multiply and a sum) makes them all whatever is selected."""
     targets = _MATRIX_PRODUCTS if target in _MATRIX_PRODUCTS else {target}  # a head may be written as any of them
     seen_target = False
+    widths: set[int] = set()  # the targets' result widths (a head's vocabulary)
+    idle: list[tuple[int, int]] = []  # per call that selects nothing: (elements made, rows it could have selected)
     for inputs in calls:
         counts: set[int] = set()
         rows: list[int] = []
+        made, selectable = [0], [0]
 
         class Watch(torch.fx.Interpreter):
             def run_node(self, node: torch.fx.Node) -> Any:
@@ -154,7 +160,14 @@ def works_on_selected(record: Any, stand_ins: dict[str, Any], calls: list[list[A
                 if name in targets:
                     first = self.fetch_args_kwargs_from_env(node)[0][0]
                     rows.append(math.prod(first.shape[:-1]) if isinstance(first, torch.Tensor) else -1)
+                elif name == source:
+                    first = self.fetch_args_kwargs_from_env(node)[0][0]
+                    selectable[0] = max(selectable[0], first.numel() if isinstance(first, torch.Tensor) else 0)
                 result = super().run_node(node)
+                if name:
+                    made[0] += sum(t.numel() for t in _tensors(result))
+                if name in targets and isinstance(result, torch.Tensor) and result.dim():
+                    widths.add(int(result.shape[-1]))
                 if name == source:
                     first = result[0] if isinstance(result, (tuple, list)) else result
                     counts.add(int(first.shape[0]) if isinstance(first, torch.Tensor) else -1)
@@ -168,7 +181,15 @@ def works_on_selected(record: Any, stand_ins: dict[str, Any], calls: list[list[A
         if any(count not in counts for count in rows):
             return False
         seen_target = seen_target or bool(rows)
-    return seen_target
+        if counts == {0}:
+            idle.append((made[0], selectable[0]))
+    return seen_target and all(made < selectable * max(widths, default=1) for made, selectable in idle)
+
+
+def _tensors(value: Any) -> list[torch.Tensor]:
+    if isinstance(value, torch.Tensor):
+        return [value]
+    return [t for item in value for t in _tensors(item)] if isinstance(value, (tuple, list)) else []
 
 
 def merged_feeders(records: list[dict[str, Any]]) -> dict[str, list[str]]:

@@ -13,6 +13,9 @@ from __future__ import annotations
 import ast
 import builtins
 import contextlib
+import copy
+import functools
+import hashlib
 import inspect
 import io
 import logging
@@ -20,7 +23,6 @@ import math
 import os
 import secrets
 import sys
-import time
 import warnings
 from collections.abc import Iterator
 from typing import Any
@@ -31,6 +33,7 @@ from checker.course.contracts import Contract
 from checker.course.manifest import Exercise, build_call
 from checker.dynamo import engine
 from checker.grading.plain import fresh_copy, plain
+from checker.grading.probes import HELPERS, rebuilt_with
 
 Calls = list[tuple[tuple[Any, ...], dict[str, Any]]]
 
@@ -106,7 +109,7 @@ def _observe_one(contract: Contract, mode: str, module: Any, entry: Any, calls: 
     if contract.kind == "effects" and not contract.inputs:
         return imported if contract.at == "import" else called
     if contract.kind in ("state", "interface"):
-        return _evaluate(contract.expression, module, mode)
+        return _evaluate(contract.expression, module, mode, path, _probe_seed(calls, contract.name))
     runner = _runner(entry, mode)
     probes = [build_call(case, index) for index, case in enumerate(contract.inputs)]
     if contract.kind == "effects":
@@ -161,169 +164,31 @@ def _raised_after_some_calls(runner: Any, args: tuple[Any, ...], kwargs: dict[st
     return seen[0] if seen[0] == seen[1] else ""
 
 
-def warnings_raised_by(build: Any) -> int:
-    """How many warnings `build()` raises: for a contract's expression (`warnings_raised_by(lambda: ...)`)."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        build()
-    return len(caught)
+def _probe_seed(calls: Calls, name: str) -> int:
+    """The seed of torch's generator while a contract's expression runs: from the check's own fresh inputs, so
+    that what the expression draws (`torch.rand`, `torch.randint`) is new on every check and the same for the
+    file and for the reference, which the grader observes on the same calls. A file that reads its inputs could
+    work it out, as it could read any probe where its code runs (the README says what is believed there)."""
+    digest = hashlib.sha256(name.encode())
+    for args, kwargs in calls:
+        for value in [*args, *kwargs.values()]:
+            is_tensor = isinstance(value, torch.Tensor)
+            digest.update(value.detach().cpu().contiguous().numpy().tobytes() if is_tensor else repr(value).encode())
+    return int.from_bytes(digest.digest()[:6], "big")
 
 
-def delays_timed(module: Any, run: Any, delay: float = 0.005) -> int:
-    """For a contract's expression (`delays_timed(layer, lambda: time_layer(compiled(layer), x))`): how many whole
-    `delay`s the seconds per call that `run()` returns hold, while each run of `module`'s forward first sleeps `delay`.
-    ValueError where the figure times something else than the module's calls (an empty loop, the clock read twice
-    after one call, its hooks called by hand, timers inside forward around its parts): a helper that times the
-    layer it is given holds at least one. Run again with twice the delay, the figure must grow by at least half
-    of `delay` (a constant above it does not) and by at most three times it (the seconds of ten calls grow by ten
-    delays): margins for a busy machine's noise."""
-    first = _timed_with(module, run, delay)
-    second = _timed_with(module, run, 2 * delay)
-    if not delay / 2 <= second - first <= 3 * delay:
-        raise ValueError(f"with each call of the layer made {delay * 1000:.0f} ms and then {2 * delay * 1000:.0f} ms "
-                         f"slower, it returned {first:.2g} and then {second:.2g} seconds per call: the figure does not "
-                         "follow the layer's calls" + (", it grew by more than each call did (seconds for several calls, "
-                                                       "not per call?)" if second - first > 3 * delay else ""))
-    return int(first / delay)
-
-
-def _timed_with(module: Any, run: Any, delay: float) -> float:
-    forward = module.forward
-
-    # Not traced itself (recursive=False: the forward it calls is): the sleep is outside the compiled code, and the
-    # second timing, with another delay, reuses the first one's compilation instead of guarding on the delay.
-    @torch.compiler.disable(recursive=False)
-    def slowed(*args: Any, **kwargs: Any) -> Any:
-        time.sleep(delay)
-        return forward(*args, **kwargs)
-
-    object.__setattr__(module, "forward", slowed)  # nn.Module's call reads `self.forward`: the instance's first
-    try:
-        with engine._set_stance("default"):  # a `compiled(layer)` in `run` is compiled: its calls are what is timed
-            seconds = run()
-    finally:
-        object.__delattr__(module, "forward")
-    if not (type(seconds) is float and math.isfinite(seconds) and seconds >= delay):
-        shown = f"{seconds:.2g}" if type(seconds) is float else repr(seconds)[:40]
-        raise ValueError(f"with each call of the layer made {delay * 1000:.0f} ms slower, it returned {shown} seconds "
-                         "per call: the figure does not time the layer's calls")
-    return seconds
-
-
-_INSTANCE_DICT = torch.nn.Module.__dict__["__dict__"]  # nn.Module's own: no subclass's `__dict__` stands in
-
-
-def submodule(module: Any, name: str) -> Any:
-    """The submodule registered as `name`, read from nn.Module's table; LookupError where the attribute of that
-    name, which the model's own code reads, is another object (a property, or an instance attribute put beside it
-    with object.__setattr__): the registered one would be judged while the other one runs."""
-    registered = _INSTANCE_DICT.__get__(module)["_modules"][name]
-    if getattr(module, name) is not registered:
-        raise LookupError(f"`{name}` is not the submodule registered under that name: another object stands in "
-                          "front of it")
-    return registered
-
-
-def own_parameters(module: Any) -> list[Any]:
-    """Every parameter of `module` and its submodules, read from nn.Module's tables: a subclass's `parameters()`
-    that yields other tensors (detached copies) is not taken at its word."""
-    tables = _INSTANCE_DICT.__get__(module)
-    found = [p for p in tables["_parameters"].values() if p is not None]
-    for child in tables["_modules"].values():
-        found += own_parameters(child) if child is not None else []
-    return found
-
-
-def requires_grad(tensor: Any) -> bool:
-    """For a contract's expression: the tensor's own flag, as autograd reads it (a subclass's `requires_grad`
-    property that says otherwise is not taken at its word)."""
-    return bool(_REQUIRES_GRAD.__get__(tensor))
-
-
-_REQUIRES_GRAD = torch._C.TensorBase.__dict__["requires_grad"]
-
-
-def compiled(module: Any) -> Any:
-    """For a contract's expression: the module compiled (Dynamo's eager backend), as a learner would time it. A
-    timer the layer keeps inside itself, skipped while Dynamo traces, times nothing of it."""
-    return torch.compile(module, backend="eager")
-
-
-def state_kept(module: Any, call: Any, times: int = 5) -> int:
-    """For a contract's expression: `call()` made `times` times, after which every tensor `module` keeps (its
-    parameters, buffers and tensor attributes, in lists and dicts too, its submodules') is bitwise as it was:
-    `times`; ValueError naming the first that changed (state updated in place and put back by arithmetic drifts)."""
-    before = _kept_tensors(module)
-    for _ in range(times):
-        call()
-    after = _kept_tensors(module)
-    if [path for path, _ in after] != [path for path, _ in before]:
-        raise ValueError(f"after {times} calls the module keeps other tensors than before them")
-    for (path, was), (_, now) in zip(before, after):
-        if was.shape != now.shape or was.dtype != now.dtype or not torch.equal(was, now):
-            raise ValueError(f"after {times} calls `{path}` is not as it was before them")
-    return times
-
-
-def _kept_tensors(value: Any, path: str = "self", depth: int = 0) -> list[tuple[str, Any]]:
-    if isinstance(value, torch.Tensor):
-        return [(path, value.detach().clone())]
-    if depth > 8:
-        return []
-    if isinstance(value, torch.nn.Module):
-        tables = _INSTANCE_DICT.__get__(value)  # nn.Module's own tables and attributes, not a subclass's view
-        items = [*tables["_parameters"].items(), *tables["_buffers"].items(), *tables["_modules"].items(),
-                 *((k, v) for k, v in tables.items() if not k.startswith("_"))]
-    elif isinstance(value, dict):
-        items = list(value.items())
-    elif isinstance(value, (list, tuple)):
-        items = list(enumerate(value))
-    else:
-        return []
-    return [found for key, item in items if item is not None
-            for found in _kept_tensors(item, f"{path}.{key}", depth + 1)]
-
-
-def fakes_agree(function: Any, *args: Any) -> int:
-    """For a contract's expression: `function(*args)` compiled, and each operation of its graph run on the real
-    tensors, whose shape and dtype must be those Dynamo traced with (a custom operator's fake included: one that
-    says another shape than its kernel returns misleads every backend that plans from it). How many operations
-    were compared; ValueError at the first that differs."""
-    compared: list[int] = []
-
-    class Compared(torch.fx.Interpreter):
-        def run_node(self, node: Any) -> Any:
-            result = super().run_node(node)
-            traced = node.meta.get("example_value")
-            if node.op == "call_function" and isinstance(result, torch.Tensor) and isinstance(traced, torch.Tensor):
-                if (tuple(result.shape), result.dtype) != (tuple(traced.shape), traced.dtype):
-                    raise ValueError(f"`{node.target}` returned {result.dtype} of shape {tuple(result.shape)} where "
-                                     f"the graph was traced with {traced.dtype} of shape {tuple(traced.shape)} (its fake)")
-                compared.append(1)
-            return result
-
-    def backend(graph: Any, example_inputs: Any) -> Any:
-        return lambda *inputs: Compared(graph).run(*inputs)
-
-    with engine._set_stance("default"):
-        torch.compile(function, backend=backend, fullgraph=True, dynamic=False)(*args)
-    return len(compared)
-
-
-_HELPERS = {"warnings_raised_by": warnings_raised_by, "delays_timed": delays_timed, "submodule": submodule,
-            "own_parameters": own_parameters, "compiled": compiled, "requires_grad": requires_grad,
-            "fakes_agree": fakes_agree, "state_kept": state_kept}
-
-
-def _evaluate(expression: str, module: Any, mode: str) -> Any:
+def _evaluate(expression: str, module: Any, mode: str, path: str, seed: int = 0) -> Any:
     """The contract's expression in the file's namespace, with the course's helpers over it (a file's own
-    `warnings_raised_by` does not stand in for the checker's: _HELPERS), as plain data, or {"error": why}."""
+    `warnings_raised_by` does not stand in for the checker's: grading/probes.py), as plain data, or {"error": why}.
+    Torch's generator is seeded with `seed` while it runs, and put back afterwards."""
     try:
-        with contextlib.redirect_stdout(io.StringIO()), engine._set_stance("force_eager"):
+        with contextlib.redirect_stdout(io.StringIO()), engine._set_stance("force_eager"), \
+                torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
             # the builtins the course's expression names are Python's, whatever the file binds (`def type`)
             used = {node.id for node in ast.walk(ast.parse(expression)) if isinstance(node, ast.Name)}
-            namespace = {**vars(module), **_HELPERS,
-                         **{name: vars(builtins)[name] for name in used & set(vars(builtins)) - set(_HELPERS)}}
+            namespace = {**vars(module), **HELPERS, "rebuilt_with": functools.partial(rebuilt_with, path),
+                         **{name: vars(builtins)[name] for name in used & set(vars(builtins)) - set(HELPERS)}}
             value = eval(expression, namespace)  # noqa: S307 - the course's own expression
     except Exception as err:  # noqa: BLE001 - a missing name or a failing helper is what the check reports
         return {"error": error_line(err)}

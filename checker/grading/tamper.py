@@ -131,9 +131,10 @@ class Snapshot:
 
     def findings(self, allowed_config: tuple[str, ...], entry: Any,
                  config_changed_while_compiling: list[str] = (), stances_while_compiling: list[str] = (),
-                 substitutes_allowed: bool = False) -> list[str]:
+                 polyfills: tuple[str, ...] = ()) -> list[str]:
         """What changed since the snapshot, one sentence each; empty when nothing was switched off.
-        `substitutes_allowed`: the exercise teaches substitute_in_graph, so a new polyfill is a fix, not a finding."""
+        `polyfills`: the functions the exercise teaches a polyfill of (substitute_in_graph): one of those is a fix,
+        not a finding."""
         found = []
         replaced = set()
         for space, namespace in _namespaces().items():
@@ -165,10 +166,11 @@ class Snapshot:
         # break's cause is switched off for every compiled call, as a config key would, not taken out of the code.
         substituted = sorted({_name(original) for original in _polyfill_handlers()  # not the wrappers it adds
                               if id(original) not in self.substituted
-                              and not hasattr(original, "__torch_dynamo_polyfill__")})
-        if substituted and not substitutes_allowed:
+                              and not hasattr(original, "__torch_dynamo_polyfill__")} - set(polyfills))
+        if substituted:
+            taught = f" (it teaches one of {', '.join(polyfills)} alone)" if polyfills else ""
             found.append(f"substituted {', '.join(substituted)} in what Dynamo traces "
-                         "(torch.compiler.substitute_in_graph), which this exercise does not teach")
+                         f"(torch.compiler.substitute_in_graph), which this exercise does not teach{taught}")
         if getattr(entry, "_torchdynamo_disable", False):
             found.append("wrapped the function in torch.compiler.disable / torch._dynamo.disable")
         return found

@@ -10,7 +10,8 @@ fix from no fix: the lesson is the Python around it. These constructs read the f
     code at most once, when the graph is made, and the effect would be gone from the calls. A function of the
     names handed on as a value (`{"p": print}`) fails closed: the reading cannot follow it;
   - `reached_problem`: that code still calls what the task keeps using (the vendored function, a dataclass),
-    on every call: outside any branch or loop, in functions it reaches so too;
+    on every call: outside any branch or loop, in functions it reaches so too, given something computed from
+    the inputs, with its result handed on to what is returned (grading/flow.py);
   - `runs_problem`: what the task keeps doing (a print, a log, a warning) is still called where the file runs
     it, eagerly included;
   - `hatch_problem`: a hatch is applied where it takes effect: in that code, or at module level on what that
@@ -82,12 +83,12 @@ def reached_problem(source: str, entry: str, names: str) -> str | None:
         return traced
     wanted = set(names.split("|"))
     wanted |= _subclasses(traced.file, wanted)  # a Function's subclass keeps its backward
-    surely, _ = traced.sure_calls()
+    surely, _ = traced.sure_calls(fed=True)
     if any(name in wanted or name.split(".")[0] in wanted for name in surely):  # `Boxes.from_rows(...)`
         return None
     shown = " or ".join(f"`{name}`" for name in sorted(wanted))
-    return (f"the code torch.compile traces from `{entry}` does not call {shown} on every call (outside any branch or "
-            "loop): keep using it there.")
+    return (f"the code torch.compile traces from `{entry}` does not use {shown} on every call: call it outside any "
+            "branch or loop, on values computed from the inputs, and hand its result on to what is returned.")
 
 
 def _subclasses(file: FileText, names: set[str]) -> set[str]:

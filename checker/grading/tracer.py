@@ -30,6 +30,7 @@ from __future__ import annotations
 import ast
 
 from checker.grading.file_text import FileText, class_methods, is_call_of, local_stores, unreadable_decorators
+from checker.grading.flow import fed_calls, live_calls
 
 EAGER_ONLY_TESTS = {"torch.compiler.is_compiling", "torch.compiler.is_dynamo_compiling", "torch._dynamo.is_compiling",
                     "torch._utils.is_compiling"}
@@ -70,17 +71,22 @@ class Tracer:
         self.called: list[tuple[str, int]] = []  # every call's callee, resolved (`Boxes`, `RMSNormFunction.apply`)
         self.unreadable = ""  # why the text cannot show what is traced: a name bound twice, an unknown decorator
         self.values_followed: set[str] = set()  # module-level names bound to an expression, followed once each
-        # For what runs on every call: each call's (function, callee name, unconditional there), each edge
-        # (caller, callee function, unconditional), and the depth of branches the walk is inside.
-        self.calls: list[tuple[int, str, bool]] = []
+        # For what runs on every call: each call's (function, callee name, unconditional there, fed the function's
+        # inputs), each edge (caller, callee function, unconditional), and the depth of branches the walk is inside.
+        self.calls: list[tuple[int, str, bool, bool]] = []
         self.edges: list[tuple[int, int, bool]] = []
         self.depth = 0
         self.current = 0
-        self.unconditional = True  # the call being followed runs whenever its function does
+        self.unconditional = True  # the call being followed runs whenever its function does, its result handed on
+        self.fed = True  # the call being followed reads the function's inputs
         self.starts: set[int] = set()
         self.live_classes: set[str] = set()
-        self.loaded: set[str] = set()  # the names the function being walked reads
-        self.discarded: set[int] = set()  # the call, in the statement being walked, whose result is thrown away
+        # The calls of the function being walked whose result it hands on, and those fed its inputs (grading/flow.py)
+        self.live: set[int] = set()
+        self.fed_here: set[int] = set()
+        self.read_attributes = {node.attr for root in [*file.functions.values(), *file.classes.values()]
+                                for node in ast.walk(root) if isinstance(node, ast.Attribute)
+                                and isinstance(node.ctx, ast.Load)}
 
     def references(self, starts: list[tuple[ast.AST, str | None]]) -> list[tuple[str, int]]:
         self.queue = []
@@ -109,21 +115,22 @@ class Tracer:
             if shadowed and not self.unreadable:  # a call of that name there is not the module's definition
                 self.unreadable = (f"`{getattr(function, 'name', 'a function')}` binds `{shadowed[0]}` itself (a "
                                    "parameter or a local), so the grader cannot tell which it calls, nor what it traces.")
-            self.loaded = {node.id for node in ast.walk(function) if isinstance(node, ast.Name)
-                           and isinstance(node.ctx, ast.Load)}
+            self.live, self.fed_here = live_calls(function, self.read_attributes), fed_calls(function)
             self._block(function.body)
         return self.found
 
-    def sure_calls(self) -> tuple[set[str], set[int]]:
+    def sure_calls(self, fed: bool = False) -> tuple[set[str], set[int]]:
         """What runs on every run of the entry: the callee names called outside any branch, loop or handler of
-        a function that itself runs on every run, and those functions (by id); over the walk just made."""
+        a function that itself runs on every run, with its result handed on there, and those functions (by id);
+        over the walk just made. `fed`: only the calls given something computed from their function's inputs."""
         sure = set(self.starts)
         grown = True
         while grown:
             more = {callee for caller, callee, unconditional in self.edges if unconditional and caller in sure}
             grown = not more <= sure
             sure |= more
-        return {name for function, name, unconditional in self.calls if unconditional and function in sure}, sure
+        return {name for function, name, unconditional, given in self.calls
+                if unconditional and function in sure and (given or not fed)}, sure
 
     def _unreadable(self, function: ast.AST) -> str:
         """Why this definition may not be the code that runs: its name, or its class's, bound more than once
@@ -175,7 +182,6 @@ class Tracer:
                 self.found.append(("class", statement.lineno))
             if isinstance(statement, (ast.Import, ast.ImportFrom)):
                 self.found.append(("import", statement.lineno))
-            self.discarded = _discarded(statement, self.loaded)
             self._statement(statement)
 
     def _branch(self, statement: ast.stmt) -> None:
@@ -269,10 +275,12 @@ class Tracer:
                 if not self.eager_too and self._left_out(node.func):
                     skipped |= {id(sub) for sub in ast.walk(node.func)}
                     continue
-                # a call whose result is thrown away is not what the code keeps using, whenever it runs
-                unconditional = self.unconditional = self.depth == 0 and id(node) not in maybe | self.discarded
+                # a call whose result goes nowhere is not what the code keeps using, whenever it runs
+                unconditional = self.unconditional = (self.depth == 0 and id(node) not in maybe
+                                                      and id(node) in self.live)
+                self.fed = id(node) in self.fed_here
                 self.called.append((self.file.resolve(node.func), node.lineno))
-                self.calls.append((self.current, self.file.resolve(node.func), unconditional))
+                self.calls.append((self.current, self.file.resolve(node.func), unconditional, self.fed))
                 queued = len(self.queue)
                 self._follow_call(node)
                 self.edges += [(self.current, id(item[0]), unconditional) for item in self.queue[queued:]]
@@ -308,7 +316,7 @@ class Tracer:
         operator = self.file.operators.get("::".join(name.split(".")[2:4])) if name.startswith("torch.ops.") else None
         if operator:  # `torch.ops.ns.name(...)` runs the file's kernel for it
             self.called.append((operator, call.lineno))
-            self.calls.append((self.current, operator, self.unconditional))
+            self.calls.append((self.current, operator, self.unconditional, self.fed))
             self._enqueue_function(self.file.functions[operator], None)
         if self.parameter and name == self.parameter and self.decorated is not None:
             self.queue.append((self.decorated, self.owner, None, None))
@@ -346,11 +354,11 @@ class Tracer:
                 continue
             if named in self.file.functions:
                 self.called.append((named, line))
-                self.calls.append((self.current, named, self.unconditional))
+                self.calls.append((self.current, named, self.unconditional, self.fed))
                 self._enqueue_function(self.file.functions[named], None)
             elif named in self.file.classes:
                 self.called.append((named, line))
-                self.calls.append((self.current, named, self.unconditional))
+                self.calls.append((self.current, named, self.unconditional, self.fed))
                 self._use_class(named)
                 self.queue += [(method, named, None, None) for method in
                                class_methods(self.file, named, _BUILT_METHODS + SUBMODULE_METHODS)]
@@ -378,21 +386,6 @@ class Tracer:
                     is_setter = any(self.file.resolve(d).endswith(".setter") for d in item.decorator_list)
                     if is_setter == setter:
                         self.queue.append((item, cls, None, None))
-
-
-def _discarded(statement: ast.stmt, loaded: set[str]) -> set[int]:
-    """The call (by id) whose result the statement throws away: a call as a statement, or one bound to local
-    names the function never reads."""
-    value = statement.value if isinstance(statement, (ast.Expr, ast.Assign, ast.AnnAssign)) else None
-    if not isinstance(value, ast.Call):
-        return set()
-    targets = statement.targets if isinstance(statement, ast.Assign) else \
-        [statement.target] if isinstance(statement, ast.AnnAssign) else []
-    names = [node for target in targets for node in ast.walk(target)]
-    if all(isinstance(node, (ast.Name, ast.Tuple, ast.List, ast.Starred, ast.Store)) for node in names) \
-            and not any(isinstance(node, ast.Name) and node.id in loaded for node in names):
-        return {id(value)}
-    return set()
 
 
 def _conditional_nodes(root: ast.AST) -> set[int]:

@@ -173,7 +173,7 @@ def run_trial(exercise: Exercise, path: str, mode: str, snapshot: tamper.Snapsho
     except BaseException as err:  # noqa: BLE001 - e.g. SystemExit raised from inside the entry
         return {"mode": mode, "stage": "call", "error": _describe(err, path)}
     findings = snapshot.findings(exercise.allowed_config, entry, diagnosis.config_changed, diagnosis.stances,
-                                 exercise.teaches_substitution) if snapshot else []
+                                 exercise.polyfills) if snapshot else []
     trial = {
         "mode": mode,
         "stage": "done",

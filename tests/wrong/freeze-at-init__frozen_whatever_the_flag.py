@@ -1,7 +1,8 @@
-"""freeze-at-init, "fixed" by freezing the encoder in `__init__` without the test of `freeze_feature_encoder`:
-the forward pass compiles as one graph with the same loss and the encoder is frozen, but now it is frozen whatever
-the flag says, so a classifier built with `freeze_feature_encoder=False` no longer trains its encoder
-(contract encoder-trains-when-asked)."""
+"""freeze-at-init, "fixed" by freezing the encoder in `__init__` without the test of `freeze_feature_encoder`: the
+forward pass compiles as one graph with the same loss and the encoder is frozen, but now it is frozen whatever the
+flag says, so a classifier built with `freeze_feature_encoder=False` no longer trains its encoder
+(contract encoder-trains-when-asked); built to train the encoder, its penalty leaves the encoder out
+(contract same-loss-when-it-trains)."""
 
 import torch
 import torch.nn.functional as F

@@ -1,0 +1,30 @@
+"""nonstrict-vendored, "fixed" with a polyfill of `warnings.simplefilter` that does nothing: the break's cause is
+switched off for every compiled call
+(contract nothing-switched-off)."""
+
+
+import math
+import warnings
+
+import torch
+
+
+# ---- vendored from a shared utilities package: do not edit below this line ----------------------------------
+def masked_softmax(scores: torch.Tensor, mask: torch.Tensor, dim: int = -1) -> torch.Tensor:
+    """Softmax over `dim` ignoring positions where `mask` is False; a fully masked row gives zeros."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", category=UserWarning)  # keep callers' logs quiet on every torch version
+        weights = torch.softmax(scores.masked_fill(~mask, float("-inf")), dim=dim)
+    return weights.nan_to_num(0.0)
+# ---- end of vendored code -------------------------------------------------------------------------------------
+
+
+@torch.compiler.substitute_in_graph(warnings.simplefilter)
+def _simplefilter(action, category=Warning, lineno=0, append=False):
+    return None  # while tracing, the vendored helper's warning filter is simply not set
+
+
+def padded_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, key_mask: torch.Tensor) -> torch.Tensor:
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    weights = masked_softmax(scores, key_mask[:, None, :])
+    return weights @ v

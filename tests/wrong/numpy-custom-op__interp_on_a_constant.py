@@ -1,0 +1,31 @@
+"""numpy-custom-op, "fixed" with an operator that calls `np.interp` on a constant and applies the curve with torch
+operations: `np.interp` reads none of the operator's inputs, so the curve is not applied with it
+(contract curve-with-np-interp)."""
+
+import numpy as np
+import torch
+
+# Calibration curve fitted offline on held-out data: raw confidence -> observed accuracy.
+RAW = np.array([0.0, 0.3, 0.5, 0.7, 0.9, 1.0])
+CALIBRATED = np.array([0.0, 0.2, 0.35, 0.6, 0.85, 0.97])
+
+
+# A custom operator is opaque to Dynamo: the graph calls it, and its fake says what shape and dtype it returns.
+@torch.library.custom_op("gbcourse::calibrate_confidence", mutates_args=())
+def calibrate(confidence: torch.Tensor) -> torch.Tensor:
+    anchor = float(np.interp(0.5, RAW, CALIBRATED))
+    xs, ys = torch.tensor(RAW, dtype=confidence.dtype), torch.tensor(CALIBRATED, dtype=confidence.dtype)
+    i = torch.searchsorted(xs, confidence).clamp(1, len(RAW) - 1)
+    t = (confidence - xs[i - 1]) / (xs[i] - xs[i - 1])
+    return (ys[i - 1] + t * (ys[i] - ys[i - 1])) * (anchor / anchor)
+
+
+@calibrate.register_fake
+def _(confidence: torch.Tensor) -> torch.Tensor:
+    return torch.empty_like(confidence)
+
+
+def calibrated_predictions(logits: torch.Tensor, min_confidence: float = 0.5) -> torch.Tensor:
+    confidence, labels = logits.softmax(dim=-1).max(dim=-1)
+    calibrated = calibrate(confidence.detach())
+    return torch.where(calibrated >= min_confidence, labels, -1)  # -1: abstain
