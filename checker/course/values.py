@@ -1,6 +1,7 @@
 """Tensor specs, the manifest's way of writing an input, turned into the values an entry is called with.
 
-A spec is a table such as `{randn = [4, 8], scale = 2.0}` or `{randint = [16], low = 0, high = 5}`; a plain
+A spec is a table such as `{randn = [4, 8], scale = 2.0}` or `{randint = [16], low = 0, high = 5}` (a float
+tensor may add `requires_grad = true`); a plain
 value (a number, a string) is passed as it is. The manifest validates specs and builds its examples from
 them (`build_value`); fresh draws rebuild the random ones with a new seed (`build_draw`). Both live here,
 below the manifest and the draws, so that neither needs the other to make a tensor.
@@ -40,6 +41,8 @@ def build_value(value: Any, default_seed: int = 0) -> Any:
         tensor = tensor * value["scale"]
     if "shift" in value:  # a number, or a nested list of the tensor's shape (a fixed pattern)
         tensor = tensor + torch.as_tensor(value["shift"], dtype=dtype)
+    if value.get("requires_grad"):  # a leaf that autograd tracks, as in a training step
+        tensor.requires_grad_()
     return tensor
 
 

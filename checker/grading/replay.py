@@ -270,6 +270,15 @@ def live_targets(record: dict[str, Any], depth: int = 0) -> set[str]:
     return found
 
 
+# Other names of one operation (torch's aliases and Python's reflected operators), counted as one by most_copies.
+_SAME_OPERATION = {"subtract": "sub", "rsub": "sub", "multiply": "mul", "rmul": "mul", "divide": "div",
+                   "truediv": "div", "true_divide": "div", "rtruediv": "div", "radd": "add", "greater": "gt",
+                   "greater_equal": "ge", "less": "lt", "less_equal": "le", "not_equal": "ne", "negative": "neg",
+                   "absolute": "abs", "clip": "clamp", "and": "logical_and", "bitwise_and": "logical_and",
+                   "or": "logical_or", "bitwise_or": "logical_or", "invert": "logical_not",
+                   "bitwise_not": "logical_not"}
+
+
 def most_copies(record: dict[str, Any]) -> tuple[int, str]:
     """How many times the graph calls its most repeated operation (getitem aside), its branch and body graphs
     included, and which: a loop unrolled while Dynamo traces leaves one copy of its round per iteration."""
@@ -279,7 +288,8 @@ def most_copies(record: dict[str, Any]) -> tuple[int, str]:
         graph, depth = todo.pop()
         for entry in graph.get("nodes", ()):
             if isinstance(entry, dict) and entry.get("op") in ("call_function", "call_method"):
-                name = op_name(entry.get("target"))
+                name = op_name(entry.get("target")).strip("_")  # `sub_`, `__sub__`: `sub`
+                name = _SAME_OPERATION.get(name, name)  # `torch.subtract` is `sub` too
                 counts[name] = counts.get(name, 0) + (name != "getitem")
         todo += [(sub, depth + 1) for sub in (graph.get("subgraphs") or {}).values()
                  if isinstance(sub, dict) and depth < MAX_DEPTH]

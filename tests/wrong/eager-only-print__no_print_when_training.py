@@ -1,0 +1,14 @@
+"""eager-only-print, "fixed" with the eager print is skipped whenever the inputs require grad: it passes the draws, not
+the task (contract prints-when-eager)."""
+
+import torch
+
+
+def causal_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    seq_len = q.shape[-2]
+    scores = q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5
+    causal = torch.ones(seq_len, seq_len, dtype=torch.bool, device=q.device).tril()
+    if not torch.compiler.is_compiling() and not q.requires_grad:
+        print("attention: scores", scores.shape, "mask", causal.shape)
+    weights = scores.masked_fill(~causal, float("-inf")).softmax(dim=-1)
+    return weights @ v
