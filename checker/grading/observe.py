@@ -33,7 +33,7 @@ from checker.course.contracts import Contract
 from checker.course.manifest import Exercise, build_call
 from checker.dynamo import engine
 from checker.grading.plain import fresh_copy, plain
-from checker.grading.probes import HELPERS, rebuilt_with
+from checker.grading.probes import HELPERS, built, rebuilt_with
 
 Calls = list[tuple[tuple[Any, ...], dict[str, Any]]]
 
@@ -165,10 +165,11 @@ def _raised_after_some_calls(runner: Any, args: tuple[Any, ...], kwargs: dict[st
 
 
 def _probe_seed(calls: Calls, name: str) -> int:
-    """The seed of torch's generator while a contract's expression runs: from the check's own fresh inputs, so
-    that what the expression draws (`torch.rand`, `torch.randint`) is new on every check and the same for the
-    file and for the reference, which the grader observes on the same calls. A file that reads its inputs could
-    work it out, as it could read any probe where its code runs (the README says what is believed there)."""
+    """The seed of the generator `g` a contract's expression draws from (`torch.rand(4, generator=g)`): from the
+    check's own fresh inputs, so that what it draws is new on every check and the same for the file and for the
+    reference, which the grader observes on the same calls. Torch's own generator is left as the file left it,
+    so `torch.initial_seed()` does not tell a probe from a call. A file that reads its inputs could work the seed
+    out, as it could read any probe where its code runs (the README says what is believed there)."""
     digest = hashlib.sha256(name.encode())
     for args, kwargs in calls:
         for value in [*args, *kwargs.values()]:
@@ -180,14 +181,14 @@ def _probe_seed(calls: Calls, name: str) -> int:
 def _evaluate(expression: str, module: Any, mode: str, path: str, seed: int = 0) -> Any:
     """The contract's expression in the file's namespace, with the course's helpers over it (a file's own
     `warnings_raised_by` does not stand in for the checker's: grading/probes.py), as plain data, or {"error": why}.
-    Torch's generator is seeded with `seed` while it runs, and put back afterwards."""
+    It draws from `g`, a generator seeded with `seed`."""
     try:
-        with contextlib.redirect_stdout(io.StringIO()), engine._set_stance("force_eager"), \
-                torch.random.fork_rng(devices=[]):
-            torch.manual_seed(seed)
+        with contextlib.redirect_stdout(io.StringIO()), engine._set_stance("force_eager"):
             # the builtins the course's expression names are Python's, whatever the file binds (`def type`)
             used = {node.id for node in ast.walk(ast.parse(expression)) if isinstance(node, ast.Name)}
+            generator = torch.Generator().manual_seed(seed)
             namespace = {**vars(module), **HELPERS, "rebuilt_with": functools.partial(rebuilt_with, path),
+                         "g": generator, "built": functools.partial(built, generator),
                          **{name: vars(builtins)[name] for name in used & set(vars(builtins)) - set(HELPERS)}}
             value = eval(expression, namespace)  # noqa: S307 - the course's own expression
     except Exception as err:  # noqa: BLE001 - a missing name or a failing helper is what the check reports

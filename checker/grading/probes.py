@@ -10,7 +10,9 @@ nn.Module's own tables, autograd's own `requires_grad` flag, the file's text as 
 from __future__ import annotations
 
 import ast
+import contextlib
 import importlib
+import io
 import math
 import time
 import types
@@ -117,6 +119,27 @@ def compiled(module: Any) -> Any:
     """For a contract's expression: the module compiled (Dynamo's eager backend), as a learner would time it. A
     timer the layer keeps inside itself, skipped while Dynamo traces, times nothing of it."""
     return torch.compile(module, backend="eager")
+
+
+def printed_by(call: Any, grad: bool = True) -> str:
+    """For a contract's expression: what `call()` prints, run with autograd's recording on or off (`grad`): a print
+    the task keeps is made under `torch.no_grad()` too, as eager evaluation runs."""
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed), torch.set_grad_enabled(grad):
+        call()
+    return printed.getvalue()
+
+
+def run_compiled(function: Any) -> Any:
+    """For a contract's expression: `function` compiled (Dynamo's eager backend) and called as compiled even inside
+    a probe, which otherwise runs eagerly: what the compiled code computes for arguments the draws do not pass (a
+    branch on `is_compiling()` is taken as it is when compiled)."""
+    compiled_function = torch.compile(function, backend="eager")
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        with engine._set_stance("default"):
+            return compiled_function(*args, **kwargs)
+    return call
 
 
 def state_kept(module: Any, call: Any, times: int = 5) -> int:
@@ -232,6 +255,15 @@ def polyfill_of(name: str) -> Any:
     return getattr(handler, "__torch_dynamo_polyfill__", function)
 
 
+def built(generator: Any, make: Any, *args: Any, **kwargs: Any) -> Any:
+    """For a contract's expression (`built(MonitoredClassifier)`): a module of the file's built afresh, with torch's
+    generator seeded from the probe's own `g` while it is built and put back afterwards, so that the file's module
+    and the reference's start from the same parameters."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(int(torch.randint(0, 1 << 62, (), generator=generator)))
+        return make(*args, **kwargs)
+
+
 HELPERS = {"warnings_raised_by": warnings_raised_by, "delays_timed": delays_timed, "submodule": submodule,
             "own_parameters": own_parameters, "compiled": compiled, "requires_grad": requires_grad,
-            "fakes_agree": fakes_agree, "state_kept": state_kept, "polyfill_of": polyfill_of, "rescaled": rescaled}
+            "fakes_agree": fakes_agree, "state_kept": state_kept, "polyfill_of": polyfill_of, "rescaled": rescaled, "run_compiled": run_compiled, "printed_by": printed_by}
