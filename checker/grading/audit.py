@@ -23,7 +23,7 @@ import torch
 from checker.course import draws
 from checker.course.manifest import Exercise
 from checker.dynamo import engine
-from checker.grading import allowed, dependence, observe, replay, sandbox
+from checker.grading import allowed, dependence, observe, probes, replay, sandbox
 from checker.grading.plain import fresh_copy, output_difference, plain
 from checker.grading.trial import TRIAL_MODES, ProcessState, import_file, read_source
 
@@ -159,8 +159,10 @@ def _reference_observations(exercise: Exercise, trial_draws: list[draws.Draw],
             with observe.capture(path, loggers) as called, engine._set_stance("force_eager"):
                 for args, kwargs in calls:
                     entry(*(fresh_copy(a) for a in args), **{k: fresh_copy(v) for k, v in kwargs.items()})
+            probes.on_the_reference[0] = True
             observed[mode] = observe.observe(contracts, "eager", module, entry, calls, imported, called, path, loggers)
         finally:
+            probes.on_the_reference[0] = False
             state.restore()
     return observed
 

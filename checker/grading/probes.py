@@ -130,10 +130,17 @@ def printed_by(call: Any, grad: bool = True) -> str:
     return printed.getvalue()
 
 
+# True while the grader observes the reference: its compiled code computes what its eager code does (the course
+# proves it: `gbcheck verify`), so a probe run compiled runs it eagerly there, and the check compiles once, not twice.
+on_the_reference = [False]
+
+
 def run_compiled(function: Any) -> Any:
     """For a contract's expression: `function` compiled (Dynamo's eager backend) and called as compiled even inside
     a probe, which otherwise runs eagerly: what the compiled code computes for arguments the draws do not pass (a
-    branch on `is_compiling()` is taken as it is when compiled)."""
+    branch on `is_compiling()` is taken as it is when compiled). On the reference: `function` itself."""
+    if on_the_reference[0]:
+        return function
     compiled_function = torch.compile(function, backend="eager")
 
     def call(*args: Any, **kwargs: Any) -> Any:
