@@ -13,7 +13,6 @@ from __future__ import annotations
 import ast
 import builtins
 import contextlib
-import copy
 import functools
 import hashlib
 import inspect
