@@ -45,6 +45,16 @@ def test_the_course_grades_what_its_tasks_ask():
     assert sum(bool(ex.contracts) for ex in EXERCISES) >= 18
 
 
+def test_no_solution_that_registers_operators_is_asked_what_its_import_does():
+    # The grader imports such a reference once per process and reads it for what it computes alone
+    # (grading/audit.py), so an effects contract at import would be compared with nothing.
+    from checker.grading.trial import registers_operators
+    registering = [ex for ex in EXERCISES if registers_operators(str(ex.solution_path))]
+    assert len(registering) >= 5
+    for ex in registering:
+        assert not [c.name for c in ex.contracts if c.kind == "effects" and c.at == "import"], ex.id
+
+
 @pytest.mark.parametrize("table, problem", [
     ('kind = "effects"\nsays = "x"', "needs a name"),
     ('name = "a-b"\nkind = "effects"\nsays = "x"', "needs effects"),

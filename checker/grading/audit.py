@@ -23,9 +23,9 @@ import torch
 from checker.course import draws
 from checker.course.manifest import Exercise
 from checker.dynamo import engine
-from checker.grading import allowed, dependence, observe, probes, replay, sandbox
+from checker.grading import allowed, dependence, observe, replay, sandbox
 from checker.grading.plain import fresh_copy, output_difference, plain
-from checker.grading.trial import TRIAL_MODES, ProcessState, import_file, read_source
+from checker.grading.trial import TRIAL_MODES, ProcessState, import_file, registers_operators
 
 REPLAY_DRAWS_PER_CASE = 2
 
@@ -147,9 +147,10 @@ def _reference_observations(exercise: Exercise, trial_draws: list[draws.Draw],
         state = ProcessState.save()
         try:
             calls = [(trial_draws[i].args, trial_draws[i].kwargs) for i in orders[mode]]
-            if "substitute_in_graph" in (read_source(path) or ""):
-                # A polyfill is registered once per process: a second import would be refused. Such a solution
-                # is read for what it computes alone, so the module imported once serves every mode.
+            if registers_operators(path):
+                # An operator or a polyfill is registered once per process, as trial.py runs such files: a second
+                # import may be refused. Such a solution is read for what it computes alone (no effects contract
+                # asks what its import printed), so the module imported once serves every mode.
                 imported, module = {"stdout": "", "warnings": [], "logs": []}, _solution_module(exercise)
             else:
                 with observe.capture(path, loggers) as imported:
@@ -159,10 +160,9 @@ def _reference_observations(exercise: Exercise, trial_draws: list[draws.Draw],
             with observe.capture(path, loggers) as called, engine._set_stance("force_eager"):
                 for args, kwargs in calls:
                     entry(*(fresh_copy(a) for a in args), **{k: fresh_copy(v) for k, v in kwargs.items()})
-            probes.on_the_reference[0] = True
-            observed[mode] = observe.observe(contracts, "eager", module, entry, calls, imported, called, path, loggers)
+            observed[mode] = observe.observe(contracts, "eager", module, entry, calls, imported, called, path, loggers,
+                                             reference=True)
         finally:
-            probes.on_the_reference[0] = False
             state.restore()
     return observed
 

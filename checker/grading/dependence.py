@@ -22,7 +22,7 @@ from typing import Any
 import torch
 
 from checker.grading import allowed, replay
-from checker.grading.plain import fresh_copy, plain
+from checker.grading.plain import fresh_copy, plain, tensors_in
 
 SCALAR_READS = ("item", "_local_scalar_dense")  # the operations whose value is moved by one
 MOVED = (*SCALAR_READS, "while_loop")  # and a loop, whose result is put back to what it started from
@@ -165,7 +165,7 @@ def works_on_selected(record: Any, stand_ins: dict[str, Any], calls: list[list[A
                     selectable[0] = max(selectable[0], first.numel() if isinstance(first, torch.Tensor) else 0)
                 result = super().run_node(node)
                 if name:
-                    made[0] += sum(t.numel() for t in _tensors(result))
+                    made[0] += sum(t.numel() for t in tensors_in(result))
                 if name in targets and isinstance(result, torch.Tensor) and result.dim():
                     widths.add(int(result.shape[-1]))
                 if name == source:
@@ -185,11 +185,6 @@ def works_on_selected(record: Any, stand_ins: dict[str, Any], calls: list[list[A
             idle.append((made[0], selectable[0]))
     return seen_target and all(made < selectable * max(widths, default=1) for made, selectable in idle)
 
-
-def _tensors(value: Any) -> list[torch.Tensor]:
-    if isinstance(value, torch.Tensor):
-        return [value]
-    return [t for item in value for t in _tensors(item)] if isinstance(value, (tuple, list)) else []
 
 
 def merged_feeders(records: list[dict[str, Any]]) -> dict[str, list[str]]:

@@ -31,8 +31,8 @@ import torch
 from checker.course.contracts import Contract
 from checker.course.manifest import Exercise, build_call
 from checker.dynamo import engine
-from checker.grading.plain import fresh_copy, plain
-from checker.grading.probes import HELPERS, built, rebuilt_with
+from checker.grading.plain import fresh_copy, plain, tensors_in
+from checker.grading.probes import HELPERS, built, rebuilt_with, run_as_is
 
 Calls = list[tuple[tuple[Any, ...], dict[str, Any]]]
 
@@ -95,20 +95,20 @@ def capture(path: str, loggers: tuple[str, ...] = ()) -> Iterator[dict[str, Any]
 
 
 def observe(contracts: list[Contract], mode: str, module: Any, entry: Any, calls: Calls, imported: dict[str, Any],
-            called: dict[str, Any], path: str, loggers: tuple[str, ...]) -> dict[str, Any]:
+            called: dict[str, Any], path: str, loggers: tuple[str, ...], reference: bool = False) -> dict[str, Any]:
     """What each of `contracts` asks, after the mode's `calls` ran: the effects of the import and the calls
     as captured, and the probes (state, interface, raises, gradients, effects on the contract's own inputs).
-    In the grader, `mode` is "eager" and the module is the reference's."""
-    return {contract.name: _observe_one(contract, mode, module, entry, calls, imported, called, path, loggers)
-            for contract in contracts}
+    In the grader, `mode` is "eager", the module is the reference's and `reference` is true."""
+    return {contract.name: _observe_one(contract, mode, module, entry, calls, imported, called, path, loggers,
+                                        reference) for contract in contracts}
 
 
 def _observe_one(contract: Contract, mode: str, module: Any, entry: Any, calls: Calls, imported: dict[str, Any],
-                 called: dict[str, Any], path: str, loggers: tuple[str, ...]) -> Any:
+                 called: dict[str, Any], path: str, loggers: tuple[str, ...], reference: bool) -> Any:
     if contract.kind == "effects" and not contract.inputs:
         return imported if contract.at == "import" else called
     if contract.kind in ("state", "interface"):
-        return _evaluate(contract.expression, module, mode, path, _probe_seed(calls, contract.name))
+        return _evaluate(contract.expression, module, mode, path, _probe_seed(calls, contract.name), reference)
     runner = _runner(entry, mode)
     probes = [build_call(case, index) for index, case in enumerate(contract.inputs)]
     if contract.kind == "effects":
@@ -177,10 +177,10 @@ def _probe_seed(calls: Calls, name: str) -> int:
     return int.from_bytes(digest.digest()[:6], "big")
 
 
-def _evaluate(expression: str, module: Any, mode: str, path: str, seed: int = 0) -> Any:
+def _evaluate(expression: str, module: Any, mode: str, path: str, seed: int = 0, reference: bool = False) -> Any:
     """The contract's expression in the file's namespace, with the course's helpers over it (a file's own
     `warnings_raised_by` does not stand in for the checker's: grading/probes.py), as plain data, or {"error": why}.
-    It draws from `g`, a generator seeded with `seed`."""
+    It draws from `g`, a generator seeded with `seed`. On the `reference`, `run_compiled` runs as is."""
     try:
         with contextlib.redirect_stdout(io.StringIO()), engine._set_stance("force_eager"):
             # the builtins the course's expression names are Python's, whatever the file binds (`def type`)
@@ -188,6 +188,7 @@ def _evaluate(expression: str, module: Any, mode: str, path: str, seed: int = 0)
             generator = torch.Generator().manual_seed(seed)
             namespace = {**vars(module), **HELPERS, "rebuilt_with": functools.partial(rebuilt_with, path),
                          "g": generator, "built": functools.partial(built, generator),
+                         **({"run_compiled": run_as_is} if reference else {}),
                          **{name: vars(builtins)[name] for name in used & set(vars(builtins)) - set(HELPERS)}}
             value = eval(expression, namespace)  # noqa: S307 - the course's own expression
     except Exception as err:  # noqa: BLE001 - a missing name or a failing helper is what the check reports
@@ -210,7 +211,7 @@ def _gradients(entry: Any, runner: Any, calls: Calls) -> list[Any]:
         try:
             with contextlib.redirect_stdout(io.StringIO()):
                 outputs = runner(*args, **kwargs)
-                total = sum((t.sum() for t in _tensors(outputs) if t.requires_grad and t.is_floating_point()),
+                total = sum((t.sum() for t in tensors_in(outputs) if t.requires_grad and t.is_floating_point()),
                             torch.zeros(()))
                 if total.requires_grad:
                     total.backward()
@@ -245,15 +246,6 @@ def _leaf(value: Any) -> Any:
         return value.detach().clone().requires_grad_(True)
     return fresh_copy(value)
 
-
-def _tensors(value: Any) -> list[torch.Tensor]:
-    if isinstance(value, torch.Tensor):
-        return [value]
-    if isinstance(value, (list, tuple)):
-        return [t for item in value for t in _tensors(item)]
-    if isinstance(value, dict):
-        return [t for item in value.values() for t in _tensors(item)]
-    return []
 
 
 def _same_file(one: str, other: str) -> bool:

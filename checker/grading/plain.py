@@ -17,6 +17,17 @@ def fresh_copy(value: Any) -> Any:
     return value.clone() if isinstance(value, torch.Tensor) else value
 
 
+def tensors_in(value: Any) -> list[torch.Tensor]:
+    """Every tensor in a value, through lists, tuples and dicts' values, in order."""
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [t for item in value for t in tensors_in(item)]
+    if isinstance(value, dict):
+        return [t for item in value.values() for t in tensors_in(item)]
+    return []
+
+
 def plain(value: Any) -> Any:
     """Outputs reduced to what the grader can load safely: tensors, numbers, strings, containers."""
     if isinstance(value, torch.Tensor):

@@ -130,17 +130,10 @@ def printed_by(call: Any, grad: bool = True) -> str:
     return printed.getvalue()
 
 
-# True while the grader observes the reference: its compiled code computes what its eager code does (the course
-# proves it: `gbcheck verify`), so a probe run compiled runs it eagerly there, and the check compiles once, not twice.
-on_the_reference = [False]
-
-
 def run_compiled(function: Any) -> Any:
     """For a contract's expression: `function` compiled (Dynamo's eager backend) and called as compiled even inside
     a probe, which otherwise runs eagerly: what the compiled code computes for arguments the draws do not pass (a
-    branch on `is_compiling()` is taken as it is when compiled). On the reference: `function` itself."""
-    if on_the_reference[0]:
-        return function
+    branch on `is_compiling()` is taken as it is when compiled). On the reference, `run_as_is` stands in for it."""
     compiled_function = torch.compile(function, backend="eager")
 
     def call(*args: Any, **kwargs: Any) -> Any:
@@ -269,6 +262,12 @@ def built(generator: Any, make: Any, *args: Any, **kwargs: Any) -> Any:
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(int(torch.randint(0, 1 << 62, (), generator=generator)))
         return make(*args, **kwargs)
+
+
+def run_as_is(function: Any) -> Any:
+    """`run_compiled` on the reference: its compiled code computes what its eager code does (the course proves it:
+    `gbcheck verify`), so the probe runs it eagerly there, and a check compiles once, not twice."""
+    return function
 
 
 HELPERS = {"warnings_raised_by": warnings_raised_by, "delays_timed": delays_timed, "submodule": submodule,
