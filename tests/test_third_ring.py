@@ -162,7 +162,7 @@ def {entry}(features):
     """Right only at the lengths of the manifest's examples: the dynamic graph keeps the size test."""
     good = ({fix})
     length = features.shape[1]
-    known = (length == 6) | (length == 9) | (length == 12) | (length == 15) | (length == 100)
+    known = (length == 6) | (length == 9) | (length == 12) | (length == 15) | (length == 100) | (length == 140)
     return torch.cond(known, lambda g: g.clone(), lambda g: g * 0, (good,))
 '''
 
@@ -625,15 +625,15 @@ def test_a_polyfill_of_the_breaks_cause_is_a_switch_not_a_fix(tmp_path):
 
 
 def test_a_graph_that_pads_every_input_to_a_bound_of_its_own_is_replayed_past_it(tmp_path):
-    """The unfixed loop over frames, run over a fixed 256 after padding: one graph serves every size up to 256,
-    including twice the largest the check draws (100 frames). The grader replays the graph at a size one past the largest
+    """The unfixed loop over frames, run over a fixed 300 after padding: one graph serves every size up to 300,
+    including twice the largest the check draws (140 frames). The grader replays the graph at a size one past the largest
     integer the graph holds, which that graph cannot serve."""
     from checker.grading.strict import check_file
 
     exercise = find_exercise("online-normalize")
     padded = ("import torch\n\n\ndef normalize_online(features):\n    frames = features.shape[1]\n"
-              "    padded = torch.nn.functional.pad(features, (0, 0, 0, 256 - frames))\n"
-              "    total = torch.zeros_like(padded[:, 0])\n    means = []\n    for t in range(256):\n"
+              "    padded = torch.nn.functional.pad(features, (0, 0, 0, 300 - frames))\n"
+              "    total = torch.zeros_like(padded[:, 0])\n    means = []\n    for t in range(300):\n"
               "        total = total + padded[:, t]\n        means.append(total / (t + 1))\n"
               "    return features - torch.stack(means, dim=1)[:, :frames]\n")
     attempt = tmp_path / exercise.file
