@@ -221,6 +221,38 @@ def fakes_agree(function: Any, *args: Any) -> int:
     return len(compared)
 
 
+def subclasses_agree(function: Any, argument_sets: list[tuple]) -> int:
+    """For a contract's expression: every subclass of the autograd.Function `function` belongs to (wherever the file
+    defined it, at any depth) that has a forward of its own computes what the vendored one does, on each of
+    `argument_sets` (arguments the file's own calls never pass, such as another `eps`). The vendored one is the
+    class of `function`'s line that derives from torch.autograd.Function itself, so a name bound again to a subclass
+    does not hide it. How many comparisons; ValueError at the first that differs."""
+    line = [cls for cls in getattr(function, "__mro__", ()) if torch.autograd.Function in cls.__bases__]
+    if not line:
+        raise ValueError(f"{function!r} is not an autograd.Function")
+    vendored, compared, found = line[-1], 0, []
+    pending = list(type.__subclasses__(vendored))
+    while pending:  # type's own method: a metaclass of the file's does not answer for it
+        cls = pending.pop()
+        found.append(cls)
+        pending.extend(type.__subclasses__(cls))
+    for cls in found:
+        if "forward" not in vars(cls):
+            continue
+        for arguments in argument_sets:
+            with torch.no_grad():
+                want, got = vendored.apply(*arguments), cls.apply(*arguments)
+            try:
+                torch.testing.assert_close(got, want, equal_nan=True)
+            except (AssertionError, TypeError) as err:
+                settings = ", ".join(repr(a) for a in arguments if not isinstance(a, torch.Tensor))
+                raise ValueError(f"`{cls.__name__}`, a subclass of `{vendored.__name__}` with a forward of its own, "
+                                 f"computes another result than the vendored forward (with {settings}): "
+                                 f"{str(err).splitlines()[0][:160]}") from None
+            compared += 1
+    return compared + 1  # positive where no subclass has a forward of its own
+
+
 def rebuilt_with(path: str, name: str, expression: str) -> Any:
     """For a contract's expression: the checked file built again, as a new module, from its text with the value of
     its one module-level `name = ...` replaced by `expression` (a checkpoint's table swapped), so that what the file
@@ -272,4 +304,5 @@ def run_as_is(function: Any) -> Any:
 
 HELPERS = {"warnings_raised_by": warnings_raised_by, "delays_timed": delays_timed, "submodule": submodule,
             "own_parameters": own_parameters, "compiled": compiled, "requires_grad": requires_grad,
-            "fakes_agree": fakes_agree, "state_kept": state_kept, "polyfill_of": polyfill_of, "rescaled": rescaled, "run_compiled": run_compiled, "printed_by": printed_by}
+            "fakes_agree": fakes_agree, "state_kept": state_kept, "polyfill_of": polyfill_of, "rescaled": rescaled, "run_compiled": run_compiled, "printed_by": printed_by,
+           "subclasses_agree": subclasses_agree}
