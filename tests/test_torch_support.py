@@ -306,3 +306,16 @@ def test_objects_frozen_for_forking_are_freed_when_the_grader_exits():
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, cwd=REPO)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "freed" and done.stderr == ""
+
+
+def test_a_config_alias_names_the_same_setting_and_nothing_else():
+    import torch._dynamo.config as config
+
+    names = torch_support.config_names_of("ignore_logging_functions")
+    if hasattr(config, "ignore_logging_functions") and hasattr(config, "ignore_logger_methods"):
+        assert set(names) == {"ignore_logging_functions", "ignore_logger_methods"}  # 2.11 and later: an alias
+    else:
+        assert names == ("ignore_logging_functions",)
+    assert torch_support.config_names_of("capture_scalar_outputs") == ("capture_scalar_outputs",)
+    fake = types.SimpleNamespace(ignore_logging_functions=set(), ignore_logger_methods=set())  # two sets, no alias
+    assert torch_support.config_names_of("ignore_logging_functions", config=fake) == ("ignore_logging_functions",)

@@ -193,6 +193,24 @@ def config_name(*names: str, config: Any = None) -> str:
     raise AttributeError(f"this torch's config has none of {', '.join(names)}")
 
 
+# Config names that one release keeps as an alias of another's (2.11 and later read `ignore_logger_methods` as
+# `ignore_logging_functions`).
+_KNOWN_ALIASES = {"ignore_logging_functions": ("ignore_logger_methods",),
+                  "ignore_logger_methods": ("ignore_logging_functions",)}
+
+
+def config_names_of(name: str, config: Any = None) -> tuple[str, ...]:
+    """`name` and every other name of this torch's config (torch._dynamo.config by default) that reads the very
+    same value: a fix that sets the alias has set the config the exercise allows."""
+    if config is None:
+        import torch._dynamo.config as config
+    if not hasattr(config, name):
+        return (name,)
+    value = getattr(config, name)
+    return (name, *(other for other in _KNOWN_ALIASES.get(name, ())
+                    if hasattr(config, other) and getattr(config, other) is value))
+
+
 # --- where Dynamo reports graph breaks ---------------------------------------------------------------
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from typing import Any
 
 from checker.course.contracts import Contract
 from checker.course.manifest import Exercise
+from checker.dynamo import torch_support
 from checker.grading.plain import output_difference
 from checker.grading.replay import op_name
 from checker.grading.report import FAIL, PASS, SKIP, CheckResult
@@ -205,7 +206,8 @@ def _structure_problem(contract: Contract, entry: str, verdict: Any, source: str
                 "where it runs when the graph runs.")
     kind, name, *start = contract.file_has.split()  # `runs NAMES from FUNCTION`
     if kind == "untraced":
-        honoured = tuple(key for key in LEFT_OUT_SETS if key in allowed_config)  # another would be switched off
+        allowed = {alias for key in allowed_config for alias in torch_support.config_names_of(key)}
+        honoured = tuple(key for key in LEFT_OUT_SETS if key in allowed)  # another would be switched off
         return untraced_problem(source or "", start[1] if start else entry, name, honoured)
     if kind == "reaches":
         return reached_problem(source or "", entry, name)
