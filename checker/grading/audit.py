@@ -66,7 +66,8 @@ def run_audit(exercise: Exercise, seed: draws.Seed, default_trial: Any) -> Itera
 
 
 def _largest_integer(trial: Any) -> int:
-    """The largest integer among the recorded graphs' arguments (a padding bound, a loop's fixed length); 0."""
+    """The largest integer among the recorded graphs' arguments (a padding bound, a loop's fixed length) and the
+    sizes of the constant tensors they hold (a table sliced to each input's length); 0."""
     records = (trial.get("graphs") if isinstance(trial, dict) else None) or []
     todo: list[Any] = [node for record in records if isinstance(record, dict) and isinstance(record.get("nodes"), list)
                        for node in record["nodes"]]
@@ -79,8 +80,13 @@ def _largest_integer(trial: Any) -> int:
             found = max(found, value)
         elif isinstance(value, list):
             todo.extend(value)
+        elif isinstance(value, torch.Tensor):
+            found = max(found, *value.shape, 0)
         elif isinstance(value, dict):
             todo.extend(value[key] for key in ("args", "kwargs", "tuple", "list", "dict", "slice") if key in value)
+            constant = value.get("input")
+            if isinstance(constant, dict) and constant.get("kind") == "value":
+                todo.append(constant.get("value"))
         elif isinstance(value, tuple):
             todo.extend(value)
     return found

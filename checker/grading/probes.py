@@ -32,20 +32,20 @@ def warnings_raised_by(build: Any) -> int:
     return len(caught)
 
 
-def delays_timed(module: Any, run: Any, given: Any, delay: float = 0.005) -> int:
+def delays_timed(module: Any, run: Any, given: Any, delay: float = 0.004) -> int:
     """For a contract's expression (`delays_timed(layer, lambda x: time_layer(compiled(layer), x), x)`): how many
     whole `delay`s the seconds per call that `run(given)` returns hold, while each run of `module`'s forward first
     sleeps `delay`. ValueError where a call of the module is given another input than `given` (a helper that times
     the layer on a smaller input of its own).
     ValueError where the figure times something else than the module's calls (an empty loop, the clock read twice
     after one call, its hooks called by hand, timers inside forward around its parts): a helper that times the
-    layer it is given holds at least one. Run again with twice the delay, the figure must grow by at least half
-    of `delay` (a constant above it does not) and by at most three times it (the seconds of ten calls grow by ten
-    delays): margins for a busy machine's noise."""
+    layer it is given holds at least one. Run again with three times the delay, the figure must grow by the two
+    delays added to each call, within half of that either way: a constant does not grow, a figure of two calls
+    per call grows twice as much, one of ten calls ten times (margins for a busy machine's noise)."""
     first = _timed_with(module, run, given, delay)
-    second = _timed_with(module, run, given, 2 * delay)
-    if not delay / 2 <= second - first <= 3 * delay:
-        raise ValueError(f"with each call of the layer made {delay * 1000:.0f} ms and then {2 * delay * 1000:.0f} ms "
+    second = _timed_with(module, run, given, 3 * delay)
+    if not delay <= second - first <= 3 * delay:
+        raise ValueError(f"with each call of the layer made {delay * 1000:.0f} ms and then {3 * delay * 1000:.0f} ms "
                          f"slower, it returned {first:.2g} and then {second:.2g} seconds per call: the figure does not "
                          "follow the layer's calls" + (", it grew by more than each call did (seconds for several calls, "
                                                        "not per call?)" if second - first > 3 * delay else ""))

@@ -2,7 +2,8 @@
 
 From the entry, the code Dynamo would trace:
   - the entry function's body, or for a module-level instance `x = C(...)` its class's `forward`, and the
-    `forward` of every class of the file that `C.__init__` builds (submodules);
+    `forward` of every class of the file that `C.__init__` builds (submodules), which a call `self.name(...)` of
+    the one built as `self.name` runs;
   - the file's functions and classes that code calls, by name (`helper(...)`, `self.method(...)`, `C.method(...)`,
     `Class(...)` for its `__init__`, `__enter__` and `__exit__`, a property read or set), through a decorator
     of the file (its body, with a call of its parameter taken as a call of the decorated function), and a
@@ -84,6 +85,7 @@ class Tracer:
         # The calls of the function being walked whose result it hands on, and those fed its inputs (grading/flow.py)
         self.live: set[int] = set()
         self.fed_here: set[int] = set()
+        self.discarded: set[int] = set()  # the calls of the function being walked made as statements of their own
         self.read_attributes = {node.attr for root in [*file.functions.values(), *file.classes.values()]
                                 for node in ast.walk(root) if isinstance(node, ast.Attribute)
                                 and isinstance(node.ctx, ast.Load)}
@@ -116,6 +118,7 @@ class Tracer:
                 self.unreadable = (f"`{getattr(function, 'name', 'a function')}` binds `{shadowed[0]}` itself (a "
                                    "parameter or a local), so the grader cannot tell which it calls, nor what it traces.")
             self.live, self.fed_here = live_calls(function, self.read_attributes), fed_calls(function)
+            self.discarded = {id(node.value) for node in ast.walk(function) if isinstance(node, ast.Expr)}
             self._block(function.body)
         return self.found
 
@@ -309,6 +312,7 @@ class Tracer:
     def _follow_call(self, call: ast.Call) -> None:
         name = self.file.resolve(call.func)
         head, _, method = name.rpartition(".")
+        receiver_is_self = head == "self" and self.owner is not None and isinstance(call.func, ast.Attribute)
         if not self.enter_hatched and (name in self.file.hatched or head in self.file.hatched):
             return
         if name in self.file.bound_values and name not in self.values_followed:
@@ -334,6 +338,10 @@ class Tracer:
         elif self.file.instances.get(name) in self.file.classes:  # a module-level module, called
             self._use_class(self.file.instances[name])
             self._enqueue_forward(self.file.instances[name])
+        elif receiver_is_self and id(call) not in self.discarded and (submodule := self._submodule(call.func.attr)):
+            # `h = self.norm(x)` runs the submodule's forward; one called for its effect alone is taken as nothing
+            self._use_class(submodule)
+            self._enqueue_forward(submodule)
         elif isinstance(call.func, ast.Attribute):
             receiver = self.file.resolve(call.func.value)
             receiver = self.file.instances.get(receiver, receiver)  # a module-level instance: its class
@@ -342,6 +350,24 @@ class Tracer:
             for owner in owners:
                 for method in class_methods(self.file, owner, (call.func.attr,)):
                     self._enqueue_function(method, owner)
+
+    def _submodule(self, attribute: str) -> str | None:
+        """The file's class that the owner's `__init__` builds as `self.<attribute>` (once, and nothing else bound
+        there), whose forward a call `self.<attribute>(...)` runs; None where the text does not say."""
+        built = set()
+        for init in class_methods(self.file, self.owner, ("__init__",)):
+            for node in ast.walk(init):
+                if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
+                    continue
+                for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                    pairs = (zip(target.elts, node.value.elts) if isinstance(target, ast.Tuple)
+                             and isinstance(node.value, ast.Tuple) else [(target, node.value)])
+                    for one, value in pairs:
+                        if isinstance(one, ast.Attribute) and isinstance(one.value, ast.Name) \
+                                and one.value.id == "self" and one.attr == attribute:
+                            built.add(self.file.resolve(value.func) if isinstance(value, ast.Call) else "")
+        only = built.pop() if len(built) == 1 else None
+        return only if only in self.file.classes else None
 
     def _follow_value(self, name: str, line: int) -> None:
         """A call of a module-level name bound to an expression: the expression's own calls and lambdas, and

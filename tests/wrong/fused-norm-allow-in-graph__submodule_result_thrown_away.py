@@ -1,0 +1,67 @@
+"""fused-norm-allow-in-graph, "fixed" by calling the norm submodule and throwing its result away: the block
+normalises by hand, so the vendored Function's backward is no longer what its gradients follow
+(contract vendored-called)."""
+
+import torch
+from torch import nn
+
+
+# ---- vendored from a library of fused kernels: do not edit below this line ------------------------------------
+class RMSNormFunction(torch.autograd.Function):
+    """y = x / rms(x) * weight over the last dim, with a hand-written backward (the fused kernel's)."""
+
+    @staticmethod
+    def forward(ctx, x, weight, eps):
+        try:
+            from fused_norm_kernels import rms_norm_forward  # the compiled kernel, where it is built
+        except ImportError:
+            rms_norm_forward = None
+        if rms_norm_forward is not None:
+            y, rstd = rms_norm_forward(x, weight, eps)
+        else:
+            rstd = torch.rsqrt(x.pow(2).mean(dim=-1, keepdim=True) + eps)
+            y = x * rstd * weight
+        ctx.save_for_backward(x, weight, rstd)
+        return y
+
+    @staticmethod
+    def backward(ctx, grad_y):
+        x, weight, rstd = ctx.saved_tensors
+        x_hat = x * rstd
+        grad_weight = (grad_y * x_hat).reshape(-1, x.shape[-1]).sum(dim=0)
+        grad_x_hat = grad_y * weight
+        grad_x = rstd * (grad_x_hat - x_hat * (grad_x_hat * x_hat).mean(dim=-1, keepdim=True))
+        return grad_x, grad_weight, None
+# ---- end of vendored code -------------------------------------------------------------------------------------
+
+
+torch._dynamo.allow_in_graph(RMSNormFunction)  # into the graph as it is: Dynamo never traces its forward
+
+
+class FusedRMSNorm(nn.Module):
+    """A parameter-free module around the vendored Function (the weight stays the block's own parameter)."""
+
+    def __init__(self, eps: float = 1e-6):
+        super().__init__()
+        self.eps = eps
+
+    def forward(self, x: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+        return RMSNormFunction.apply(x, weight, self.eps)
+
+
+class Block(nn.Module):
+    def __init__(self, dim: int = 16, hidden: int = 32):
+        super().__init__()
+        self.norm_weight = nn.Parameter(1 + 0.1 * torch.randn(dim))
+        self.up = nn.Linear(dim, hidden)
+        self.down = nn.Linear(hidden, dim)
+        self.norm = FusedRMSNorm(1e-6)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        self.norm(x, self.norm_weight)  # called, and its result thrown away
+        h = x * torch.rsqrt(x.pow(2).mean(dim=-1, keepdim=True) + 1e-6) * self.norm_weight
+        return x + self.down(torch.nn.functional.gelu(self.up(h)))
+
+
+torch.manual_seed(0)
+block = Block()
