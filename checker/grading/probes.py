@@ -176,15 +176,24 @@ def rescaled(module: Any, factor: float, call: Any) -> Any:
                 tensor.copy_(was)
 
 
+# What every nn.Module holds of its own (`_parameters`, `_forward_hooks`, `training`, ...): read through its tables.
+_MODULE_OWN = frozenset(vars(torch.nn.Module()))
+
+
 def _kept_tensors(value: Any, path: str = "self", depth: int = 0, cloned: bool = True) -> list[tuple[str, Any]]:
+    """Every tensor a module keeps, by path: its parameters, buffers, submodules' and attributes' (a private one's
+    too: `self._calls` counts as much as `self.calls`), in lists and dicts. `cloned`: copies, with the numbers it
+    keeps as tensors too (a call counter kept as an int); else the tensors themselves, to change in place."""
     if isinstance(value, torch.Tensor):
         return [(path, value.detach().clone() if cloned else value.detach())]
+    if isinstance(value, (bool, int, float)):
+        return [(path, torch.tensor(value))] if cloned else []
     if depth > 8:
         return []
     if isinstance(value, torch.nn.Module):
         tables = _INSTANCE_DICT.__get__(value)  # nn.Module's own tables and attributes, not a subclass's view
         items = [*tables["_parameters"].items(), *tables["_buffers"].items(), *tables["_modules"].items(),
-                 *((k, v) for k, v in tables.items() if not k.startswith("_"))]
+                 *((k, v) for k, v in tables.items() if k not in _MODULE_OWN)]
     elif isinstance(value, dict):
         items = list(value.items())
     elif isinstance(value, (list, tuple)):
