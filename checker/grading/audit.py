@@ -24,7 +24,7 @@ from checker.course import draws
 from checker.course.manifest import Exercise
 from checker.dynamo import engine
 from checker.grading import allowed, dependence, observe, replay, sandbox
-from checker.grading.plain import fresh_copy, output_difference, plain
+from checker.grading.plain import fresh_copy, output_difference, plain, tensors_in
 from checker.grading.trial import TRIAL_MODES, ProcessState, import_file, registers_operators
 
 REPLAY_DRAWS_PER_CASE = 2
@@ -33,7 +33,8 @@ REPLAY_DRAWS_PER_CASE = 2
 def run_audit(exercise: Exercise, seed: draws.Seed, default_trial: Any) -> Iterator[dict[str, Any]]:
     """Yields the reference on the trial draws, then the replay's verdict.
 
-    First {"stage", "outputs" (one per trial draw), "cases", "observed" (what the reference does for each
+    First {"stage", "outputs" (one per trial draw), "inputs_after" (its tensor inputs as the reference's call
+    left them, per trial draw), "cases", "observed" (what the reference does for each
     mode's behaviour contracts), "orders"}; then {"status": pass|fail|skip, "message", "called" (the
     operations of the graphs it replayed), "holds" (those the graphs' outputs depend on)}. The reference
     comes first, so that a recorded graph that crashes its replay leaves it standing.
@@ -43,7 +44,8 @@ def run_audit(exercise: Exercise, seed: draws.Seed, default_trial: Any) -> Itera
     replay_draws = draws.draws(exercise, seed.replay, REPLAY_DRAWS_PER_CASE, replay=True)
     unseen = draws.unseen_sizes(exercise, trial_draws, seed.replay, beyond=_largest_integer(default_trial))
     try:
-        outputs = _reference(exercise, [trial_draws[i] for i in orders["default"]])
+        left: list[Any] = []
+        outputs = _reference(exercise, [trial_draws[i] for i in orders["default"]], left)
         expected = _reference(exercise, replay_draws)
         unseen_expected = _reference(exercise, unseen)
         observed = _reference_observations(exercise, trial_draws, orders)
@@ -51,9 +53,10 @@ def run_audit(exercise: Exercise, seed: draws.Seed, default_trial: Any) -> Itera
         yield {"stage": "broken", "problem": f"{type(err).__name__}: {err}"}
         return
     by_draw: dict[int, Any] = {}
-    for draw, output in zip(orders["default"], outputs):
-        by_draw.setdefault(draw, output)
-    yield {"stage": "done", "outputs": [by_draw[i] for i in range(len(trial_draws))],
+    for draw, output, inputs in zip(orders["default"], outputs, left):
+        by_draw.setdefault(draw, (output, inputs))
+    yield {"stage": "done", "outputs": [by_draw[i][0] for i in range(len(trial_draws))],
+           "inputs_after": [by_draw[i][1] for i in range(len(trial_draws))],
            "cases": [d.case for d in trial_draws], "observed": observed, "orders": orders}
     try:
         yield judge(exercise, default_trial, orders["default"], trial_draws, replay_draws, expected,
@@ -128,14 +131,16 @@ def _solution_module(exercise: Exercise) -> Any:
     return _solutions[exercise.id]
 
 
-def _reference(exercise: Exercise, calls: list[draws.Draw]) -> list[Any]:
-    """The solution's outputs, run eagerly on `calls`."""
+def _reference(exercise: Exercise, calls: list[draws.Draw], left: list[Any] | None = None) -> list[Any]:
+    """The solution's outputs, run eagerly on `calls`; into `left`, each call's tensor inputs as it left them."""
     entry, outputs = getattr(_solution_module(exercise), exercise.entry), []
     with contextlib.redirect_stdout(io.StringIO()), engine._set_stance("force_eager"):
         for draw in calls:
             args = tuple(fresh_copy(a) for a in draw.args)
             kwargs = {k: fresh_copy(v) for k, v in draw.kwargs.items()}
             outputs.append(plain(entry(*args, **kwargs)))
+            if left is not None:
+                left.append(plain(tensors_in([args, kwargs])))
     return outputs
 
 

@@ -352,13 +352,22 @@ def _compare(name: str, exercise: Exercise, payload: dict[str, Any], ref: dict[s
     """The mode's outputs, call by call in its own order, against the reference on the same draws."""
     outputs, order = payload["outputs"], ref["orders"][payload["mode"]]
     expected = [ref["outputs"][draw] for draw in order]
-    for index, (got, want) in enumerate(zip(outputs, expected)):
+    # The caller's tensors as each call left them: changed in place where the reference leaves them, a later use
+    # of the same batch reads other values (a NaN mark cleaned away, a mask overwritten).
+    left, left_expected = payload.get("inputs_after"), [ref["inputs_after"][draw] for draw in order]
+    if not isinstance(left, list) or len(left) != len(outputs):
+        return CheckResult(name, FAIL, "the checked process sent back no record of the inputs its calls left")
+    for index, (got, want, got_left, want_left) in enumerate(zip(outputs, expected, left, left_expected)):
+        case = ref["cases"][order[index]]
+        note = exercise.inputs[case].note
+        which = f"call {index + 1}, a fresh draw of input {case + 1}" + (f" ({note})" if note else "")
         difference = output_difference(got, want, exercise.rtol, exercise.atol)
         if difference:
-            case = ref["cases"][order[index]]
-            note = exercise.inputs[case].note
-            which = f"call {index + 1}, a fresh draw of input {case + 1}" + (f" ({note})" if note else "")
             return CheckResult(name, FAIL, f"the {label} output differs from the reference on {which}: {difference}")
+        difference = output_difference(got_left, want_left, exercise.rtol, exercise.atol)
+        if difference:
+            return CheckResult(name, FAIL, f"the {label} call changed its inputs in place otherwise than the reference "
+                               f"does, on {which} (the caller's tensors are not as the reference leaves them): {difference}")
     if len(outputs) != len(expected):
         return CheckResult(name, FAIL, f"{len(outputs)} of {len(expected)} calls returned")
     return CheckResult(name, PASS, f"{label} output equals the reference on all {len(expected)} calls "

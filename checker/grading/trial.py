@@ -41,7 +41,7 @@ from checker.course import draws
 from checker.course.manifest import Exercise, build_call
 from checker.dynamo import engine
 from checker.grading import code_guard, observe, replay, tamper
-from checker.grading.plain import fresh_copy, plain
+from checker.grading.plain import fresh_copy, plain, tensors_in
 
 
 TRIAL_MODES = ("eager", "fullgraph", "default")  # eager first: its output is the one a learner is shown
@@ -179,6 +179,8 @@ def run_trial(exercise: Exercise, path: str, mode: str, snapshot: tamper.Snapsho
         "stage": "done",
         "diagnosis": diagnosis.to_dict(),
         "outputs": [plain(output) for output in diagnosis.outputs],
+        # each call's tensor inputs as it left them: a call that changes its caller's tensors in place is seen
+        "inputs_after": [plain(tensors_in([args, kwargs])) for args, kwargs in calls[:len(diagnosis.outputs)]],
         "stdout": called["stdout"],
         "tampering": findings,
     }
