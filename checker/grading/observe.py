@@ -15,14 +15,14 @@ import builtins
 import contextlib
 import functools
 import hashlib
+import importlib
+import importlib.util
 import inspect
 import io
 import logging
 import math
 import os
 import secrets
-import sys
-import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -32,7 +32,7 @@ from checker.course.contracts import Contract
 from checker.course.manifest import Exercise, build_call
 from checker.dynamo import engine
 from checker.grading.plain import fresh_copy, plain, tensors_in
-from checker.grading.probes import HELPERS, built, rebuilt_with, run_as_is
+from checker.grading.probes import HELPERS, built, printing_into, rebuilt_with, run_as_is
 
 Calls = list[tuple[tuple[Any, ...], dict[str, Any]]]
 
@@ -44,6 +44,12 @@ def contracts_in(exercise: Exercise, mode: str) -> list[Contract]:
 
 def loggers_of(exercise: Exercise) -> tuple[str, ...]:
     return tuple(sorted({c.logger for c in exercise.contracts if c.logger}))
+
+
+# The module whose `_showwarnmsg_impl` shows a warning that `warnings.showwarning` has not been replaced for
+# (Python 3.14 keeps it in `_py_warnings`).
+_WARNINGS_HOME = next(module for module in (importlib.import_module(name) for name in ("_py_warnings", "warnings")
+                                            if importlib.util.find_spec(name)) if hasattr(module, "_showwarnmsg_impl"))
 
 
 class _Records(logging.Handler):
@@ -65,16 +71,19 @@ def capture(path: str, loggers: tuple[str, ...] = ()) -> Iterator[dict[str, Any]
     at every level. Everything is still printed and shown. The dict it yields is filled when the block ends."""
     seen: dict[str, Any] = {"stdout": "", "warnings": [], "logs": []}
     printed, handler, caught = io.StringIO(), _Records(), []
-    shown = warnings.showwarning
+    # Warnings are read where `warnings.catch_warnings(record=True)` reads them, below `warnings.showwarning`,
+    # which stays Python's own: a file that looks at it sees what it sees in any program.
+    home = _WARNINGS_HOME
+    shown = home._showwarnmsg_impl
 
-    def record(message: Any, category: type, filename: str, lineno: int, file: Any = None, line: Any = None) -> None:
-        caught.append((category.__name__, str(message), filename))
-        shown(message, category, filename, lineno, file, line)
+    def record(message: Any) -> None:
+        caught.append((message.category.__name__, str(message.message), message.filename))
+        shown(message)
 
     opened = [logging.getLogger(name) for name in loggers]
     lowered = [logger for logger in opened if logger.level == logging.NOTSET]  # a level the file set stays
-    with contextlib.redirect_stdout(_Tee(printed, sys.stdout)):
-        warnings.showwarning = record
+    with printing_into(printed):
+        home._showwarnmsg_impl = record
         for logger in opened:
             logger.addHandler(handler)
         for logger in lowered:
@@ -82,8 +91,8 @@ def capture(path: str, loggers: tuple[str, ...] = ()) -> Iterator[dict[str, Any]
         try:
             yield seen
         finally:
-            if warnings.showwarning is record:
-                warnings.showwarning = shown
+            if home._showwarnmsg_impl is record:
+                home._showwarnmsg_impl = shown
             for logger in opened:
                 logger.removeHandler(handler)
             for logger in lowered:
@@ -112,7 +121,7 @@ def _observe_one(contract: Contract, mode: str, module: Any, entry: Any, calls: 
     runner = _runner(entry, mode)
     probes = [build_call(case, index) for index, case in enumerate(contract.inputs)]
     if contract.kind == "effects":
-        with contextlib.redirect_stdout(io.StringIO()), capture(path, loggers) as seen:
+        with printing_into(io.StringIO()), capture(path, loggers) as seen:
             for args, kwargs in probes:
                 _call_quietly(runner, args, kwargs)
         return seen
@@ -143,7 +152,7 @@ def _call_quietly(runner: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) ->
 def _raised(runner: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
     """The name of the exception the call raised, or "" when it returned."""
     try:
-        with contextlib.redirect_stdout(io.StringIO()):
+        with printing_into(io.StringIO()):
             runner(*(fresh_copy(a) for a in args), **{k: fresh_copy(v) for k, v in kwargs.items()})
     except Exception as err:  # noqa: BLE001 - raising is what is observed
         return type(err).__name__
@@ -182,7 +191,7 @@ def _evaluate(expression: str, module: Any, mode: str, path: str, seed: int = 0,
     `warnings_raised_by` does not stand in for the checker's: grading/probes.py), as plain data, or {"error": why}.
     It draws from `g`, a generator seeded with `seed`. On the `reference`, `run_compiled` runs as is."""
     try:
-        with contextlib.redirect_stdout(io.StringIO()), engine._set_stance("force_eager"):
+        with printing_into(io.StringIO()), engine._set_stance("force_eager"):
             # the builtins the course's expression names are Python's, whatever the file binds (`def type`)
             used = {node.id for node in ast.walk(ast.parse(expression)) if isinstance(node, ast.Name)}
             generator = torch.Generator().manual_seed(seed)
@@ -209,7 +218,7 @@ def _gradients(entry: Any, runner: Any, calls: Calls) -> list[Any]:
         for _, parameter in parameters:
             parameter.grad = None
         try:
-            with contextlib.redirect_stdout(io.StringIO()):
+            with printing_into(io.StringIO()):
                 outputs = runner(*args, **kwargs)
                 total = sum((t.sum() for t in tensors_in(outputs) if t.requires_grad and t.is_floating_point()),
                             torch.zeros(()))
@@ -253,17 +262,3 @@ def _same_file(one: str, other: str) -> bool:
         return os.path.realpath(one) == os.path.realpath(other)
     except (TypeError, ValueError):
         return False
-
-
-class _Tee(io.TextIOBase):
-    """Keeps a copy of what is printed, and still prints it."""
-
-    def __init__(self, copy: io.StringIO, original: Any):
-        self.copy, self.original = copy, original
-
-    def write(self, text: str) -> int:
-        self.copy.write(text)
-        return self.original.write(text)
-
-    def flush(self) -> None:
-        self.original.flush()

@@ -15,13 +15,44 @@ import importlib
 import io
 import math
 import time
+import sys
 import types
 import warnings
+import weakref
 from typing import Any
 
 import torch
 
 from checker.dynamo import engine
+
+
+class _Printed(io.TextIOBase):
+    """What every call and every probe of a check prints to: each copy open around it keeps what is printed, and
+    the process's own stdout still prints it. One class, holding nothing in sight (its copies are in `_PRINTED`),
+    over the process's own stdout however deeply nested: a probe's stdout looks like a call's."""
+
+    def write(self, text: str) -> int:
+        copies, original = _PRINTED[self]
+        for copy in copies:
+            copy.write(text)
+        return original.write(text)
+
+    def flush(self) -> None:
+        _PRINTED[self][1].flush()
+
+
+_PRINTED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # stream -> (copies, the process's stdout)
+
+
+@contextlib.contextmanager
+def printing_into(copy: io.StringIO) -> Any:
+    """While the block runs, what is printed goes into `copy` (and into the copies of the blocks around it), and
+    is still printed."""
+    outer = _PRINTED.get(sys.stdout)
+    stream = _Printed()
+    _PRINTED[stream] = ([*outer[0], copy], outer[1]) if outer else ([copy], sys.stdout)
+    with contextlib.redirect_stdout(stream):
+        yield copy
 
 
 def warnings_raised_by(build: Any) -> int:
@@ -124,8 +155,7 @@ def compiled(module: Any) -> Any:
 def printed_by(call: Any, grad: bool = True) -> str:
     """For a contract's expression: what `call()` prints, run with autograd's recording on or off (`grad`): a print
     the task keeps is made under `torch.no_grad()` too, as eager evaluation runs."""
-    printed = io.StringIO()
-    with contextlib.redirect_stdout(printed), torch.set_grad_enabled(grad):
+    with printing_into(io.StringIO()) as printed, torch.set_grad_enabled(grad):
         call()
     return printed.getvalue()
 
