@@ -21,6 +21,11 @@ KEEP_DYNAMO_OUT = {"torch.compiler.allow_in_graph", "torch._dynamo.allow_in_grap
                    "torch.library.custom_op", "torch._library.custom_ops.custom_op", "torch.library.triton_op"}
 
 
+# The C modules whose functions a standard module hands on as its own (`bisect.bisect_left is _bisect.bisect_left`):
+# a name read through the C module is the standard one's, as Dynamo's message and the manifest may spell it.
+ACCELERATED = {"_bisect": "bisect", "_heapq": "heapq"}
+
+
 @dataclass
 class FileText:
     """What read_file found in one file's text."""
@@ -48,7 +53,10 @@ class FileText:
             node = node.value
         if not isinstance(node, ast.Name):
             return f".{attributes[0]}" if attributes else ""
-        return ".".join([self.aliases.get(node.id, node.id), *reversed(attributes)])
+        root = self.aliases.get(node.id, node.id)
+        head, dot, rest = root.partition(".")
+        root = ACCELERATED.get(head, head) + dot + rest
+        return ".".join([root, *reversed(attributes)])
 
 
 def parse_live(source: str) -> ast.Module:

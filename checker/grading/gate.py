@@ -41,6 +41,7 @@ IMPORTABLE = {
     "torch", "numpy", "math", "cmath", "bisect", "copy", "dataclasses", "functools", "itertools", "collections",
     "typing", "typing_extensions", "enum", "abc", "numbers", "contextlib", "logging", "warnings", "time", "timeit",
     "zlib", "random", "statistics", "re", "json", "heapq", "__future__",
+    "_bisect", "_heapq",  # the C functions bisect and heapq hand on (Dynamo's message names `_bisect.bisect_left`)
 }
 # Submodules of importable modules that read code or import modules by a string, or reach the system.
 DENIED_SUBMODULES = {"logging.config", "logging.handlers", "torch.utils.cpp_extension", "torch.package", "torch.hub",
