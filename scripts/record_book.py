@@ -2,6 +2,7 @@
 
     .venv/bin/python scripts/record_book.py                      # every chapter
     .venv/bin/python scripts/record_book.py book/capstone.ipynb  # some
+    .venv/bin/python scripts/record_book.py --reports-only book/does-it-matter.ipynb  # its reports alone
 
 The same run as `jupyter nbconvert --execute --inplace` (a 900 s cell timeout, no timings), with one change
 to what is stored: where an output names a file of the book's folder by its absolute path (torch writes
@@ -60,21 +61,33 @@ def coalesced(outputs: list) -> list:
     return merged
 
 
-def record(path: Path) -> None:
+def shows_a_report(cell) -> bool:
+    """Whether a code cell's outputs hold a check's report (what course_display shows for check(...))."""
+    return any("gbcheck-report" in str(output.get("data", {})) for output in cell.get("outputs", []))
+
+
+def record(path: Path, reports_only: bool = False) -> None:
+    """Run the chapter and store its outputs. `reports_only`: store the fresh outputs of the cells that show a
+    check's report alone, and keep every other cell's stored ones (a chapter whose timing figures were recorded
+    on a quiet machine keeps them when the checker's reports change)."""
+    stored = nbformat.read(path, as_version=4)
     notebook = nbformat.read(path, as_version=4)
     ExecutePreprocessor(timeout=900, record_timing=False).preprocess(notebook, {"metadata": {"path": str(path.parent)}})
     folder = str(path.parent.resolve()) + "/"
-    for cell in notebook.cells:
+    for cell, kept in zip(notebook.cells, stored.cells):
         if cell.cell_type == "code":
             cell.outputs = coalesced([nbformat.from_dict(relative_to_book(output, folder)) for output in cell.outputs])
+            if reports_only and not shows_a_report(kept):
+                cell.outputs, cell.execution_count = kept.outputs, kept.execution_count
     nbformat.write(notebook, path)
 
 
 def main(arguments: list[str]) -> int:
-    paths = [Path(argument) for argument in arguments] or sorted(BOOK.glob("*.ipynb"))
+    reports_only = "--reports-only" in arguments
+    paths = [Path(argument) for argument in arguments if argument != "--reports-only"] or sorted(BOOK.glob("*.ipynb"))
     for path in paths:
-        print(f"recording {path}", flush=True)
-        record(path)
+        print(f"recording {path}" + (" (the cells that show a report)" if reports_only else ""), flush=True)
+        record(path, reports_only)
     return 0
 
 

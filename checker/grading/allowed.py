@@ -27,6 +27,7 @@ _FUNCTION_SPACES = {
     "torch.special": torch.special, "torch.linalg": torch.linalg, "torch.fft": torch.fft,
     "torch._C._VariableFunctions": torch._C._VariableFunctions, "torch._C._linalg": torch._C._linalg,
     "torch._C._special": torch._C._special, "torch._C._fft": torch._C._fft, "math": math,
+    "torch.masked._ops": torch.masked._ops,  # torch.masked's reductions, as the graph names them
 }
 # Context managers Dynamo records as a pair of calls around the code they guard: grad mode (`no_grad`,
 # `enable_grad`, `set_grad_enabled`), `inference_mode` and `autocast`. They change this thread's settings

@@ -7,6 +7,7 @@ values the way every check does (`torch.testing.assert_close` for tensors, stric
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import torch
@@ -43,7 +44,7 @@ def plain(value: Any) -> Any:
 
 def output_difference(got: Any, want: Any, rtol: float, atol: float) -> str | None:
     """Two outputs as `_plain` gives them: None when equal (tensors: torch.testing.assert_close, strict shape
-    and dtype); else why not."""
+    and dtype; Python floats: within the same tolerance; anything else: ==); else why not."""
     if isinstance(want, torch.Tensor) or isinstance(got, torch.Tensor):
         if not (isinstance(want, torch.Tensor) and isinstance(got, torch.Tensor)):
             return f"expected a {type(want).__name__}, got a {type(got).__name__}"
@@ -64,4 +65,7 @@ def output_difference(got: Any, want: Any, rtol: float, atol: float) -> str | No
             if inner:
                 return inner
         return None
+    if type(got) is float and type(want) is float:  # a tensor's number read out: within the same tolerance
+        same = math.isclose(got, want, rel_tol=rtol, abs_tol=atol) or (math.isnan(got) and math.isnan(want))
+        return None if same else f"expected {want!r:.120}, got {got!r:.120}"
     return None if got == want else f"expected {want!r:.120}, got {got!r:.120}"

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import ast
 
-from checker.grading.file_text import (LEFT_OUT_SETS, FileText, hatch_targets, left_out_names, parse_live,
-                                       read_file)
+from checker.grading.file_text import (KEEP_DYNAMO_OUT, LEFT_OUT_SETS, FileText, hatch_targets, left_out_names,
+                                       parse_live, read_file)
 from checker.grading.tracer import Tracer, entry_functions, module_body
 
 # Patterns about Dynamo's own tracing, for which code under such a hatch is not in the trace.
@@ -83,12 +83,21 @@ def reached_problem(source: str, entry: str, names: str) -> str | None:
         return traced
     wanted = set(names.split("|"))
     wanted |= _subclasses(traced.file, wanted)  # a Function's subclass keeps its backward
+    wanted |= _hatched_aliases(traced.file, wanted)  # `Fused = allow_in_graph(F)` is `F`
     surely, _ = traced.sure_calls(fed=True)
     if any(name in wanted or name.split(".")[0] in wanted for name in surely):  # `Boxes.from_rows(...)`
         return None
     shown = " or ".join(f"`{name}`" for name in sorted(wanted))
     return (f"the code torch.compile traces from `{entry}` does not use {shown} on every call: call it outside any "
             "branch or loop, on values computed from the inputs, and hand its result on to what is returned.")
+
+
+def _hatched_aliases(file: FileText, names: set[str]) -> set[str]:
+    """The module-level names bound once to a hatch applied to one of `names` (`allow_in_graph` hands back what it
+    is given, `nonstrict_trace` a function that calls it)."""
+    return {name for name, value in file.bound_values.items() if file.bindings.get(name, 0) == 1
+            and isinstance(value, ast.Call) and value.args and file.resolve(value.func) in KEEP_DYNAMO_OUT
+            and file.resolve(value.args[0]) in names}
 
 
 def _subclasses(file: FileText, names: set[str]) -> set[str]:

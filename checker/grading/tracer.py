@@ -12,13 +12,15 @@ From the entry, the code Dynamo would trace:
   - `C.apply(...)` of an autograd.Function of the file: its `forward` and `backward`, which Dynamo traces (on a
     receiver the text cannot type, those of every autograd.Function the file names other than as a base);
   - not an eager-only branch: the body of `if not torch.compiler.is_compiling():` (or `is_dynamo_compiling`,
-    `torch._dynamo.is_compiling`, a local name bound once to one of them, the first operand of an `and`), the
+    `torch._dynamo.is_compiling`, a local name bound once to one of them or to its negation, a function of the
+    file whose one statement returns one of those, an operand of an `and`), the
     `else` of `if is_compiling():`, and what follows an `if is_compiling():` whose body returns or raises;
     the same sides of a conditional expression (`x if is_compiling() else check(x)`);
   - not a call Dynamo leaves out of the trace: a function the file's module-level code adds to one of
     file_text.LEFT_OUT_SETS that the exercise allows, with `logging.Logger.info` there covering `info` on every
     module-level logger;
-  - with `enter_hatched` False, not code the file hands to a hatch that keeps Dynamo out;
+  - with `enter_hatched` False, not code the file hands to a hatch that keeps Dynamo out (at module level, or
+    where it calls it: `nonstrict_trace(f)(x)`);
   - with `eager_too`, what runs at all instead: eager-only branches and left-out calls included.
 It over-approximates where the text cannot say (a nested function's body counts; a method call on an object of
 unknown type counts every class of the file with a method of that name), so that a construct the text shows is
@@ -30,7 +32,8 @@ from __future__ import annotations
 
 import ast
 
-from checker.grading.file_text import FileText, class_methods, is_call_of, local_stores, unreadable_decorators
+from checker.grading.file_text import (KEEP_DYNAMO_OUT, FileText, class_methods, is_call_of, local_stores,
+                                       unreadable_decorators)
 from checker.grading.flow import fed_calls, live_calls
 
 EAGER_ONLY_TESTS = {"torch.compiler.is_compiling", "torch.compiler.is_dynamo_compiling", "torch._dynamo.is_compiling",
@@ -108,6 +111,7 @@ class Tracer:
             self.current, self.depth = id(function), 0
             self.unreadable = self.unreadable or self._unreadable(function)
             self.compiling: set[str] = set()  # local names bound to is_compiling() in this function
+            self.eager: set[str] = set()  # and to `not is_compiling()`
             self.derived: dict[str, str] = {}  # local name -> the branched-on global it was computed from
             self.stores = local_stores(function)  # local name -> how many times this function binds it
             called = {node.func.id for node in ast.walk(function) if isinstance(node, ast.Call)
@@ -178,9 +182,10 @@ class Tracer:
                     if statement.body and isinstance(statement.body[-1], (ast.Return, ast.Raise)):
                         return  # what follows runs only when not compiling
                     continue
-            if isinstance(statement, ast.Assign) and self._compiling_call(statement.value):
-                self.compiling |= {t.id for t in statement.targets  # bound once: a later `c = False` would undo it
-                                   if isinstance(t, ast.Name) and self.stores.get(t.id) == 1}
+            guard = self._guard(statement.value) if isinstance(statement, ast.Assign) else ""
+            if guard:  # bound once: a later `c = False` would undo it
+                bound = {t.id for t in statement.targets if isinstance(t, ast.Name) and self.stores.get(t.id) == 1}
+                (self.compiling if guard == "compiling" else self.eager).update(bound)
             if isinstance(statement, ast.ClassDef):
                 self.found.append(("class", statement.lineno))
             if isinstance(statement, (ast.Import, ast.ImportFrom)):
@@ -244,16 +249,32 @@ class Tracer:
 
     def _eager_only(self, test: ast.expr) -> str:
         """"body" when the branch runs only eagerly, "else" when its else-branch does, "" otherwise."""
-        def compiling(node: ast.AST) -> bool:
-            return self._compiling_call(node) or (isinstance(node, ast.Name) and node.id in self.compiling)
-
-        def not_compiling(node: ast.AST) -> bool:
-            return isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and compiling(node.operand)
-
-        if not_compiling(test) or (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)
-                                   and any(not_compiling(value) for value in test.values)):
+        if self._guard(test) == "eager" or (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)
+                                            and any(self._guard(value) == "eager" for value in test.values)):
             return "body"
-        return "else" if compiling(test) else ""
+        return "else" if self._guard(test) == "compiling" else ""
+
+    def _guard(self, node: ast.AST, helper: bool = True) -> str:
+        """"compiling" for `is_compiling()` (a local bound once to it, a function of the file whose one statement
+        returns it, called without arguments), "eager" for its negation, "" for anything else."""
+        if self._compiling_call(node) or (isinstance(node, ast.Name) and node.id in self.compiling):
+            return "compiling"
+        if isinstance(node, ast.Name) and node.id in self.eager:
+            return "eager"
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            inner = self._guard(node.operand, helper)
+            return {"compiling": "eager", "eager": "compiling"}.get(inner, "")
+        name = self.file.resolve(node.func) if isinstance(node, ast.Call) and not node.args and not node.keywords else ""
+        function = self.file.functions.get(name) if helper and name not in self.stores else None
+        body = [s for s in function.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))] \
+            if function is not None and not function.decorator_list and self.file.bindings.get(name, 0) == 1 else []
+        if len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None:
+            outer, self.stores = self.stores, local_stores(function)  # read in the helper's own names
+            try:
+                return self._guard(body[0].value, helper=False)
+            finally:
+                self.stores = outer
+        return ""
 
     def _compiling_call(self, node: ast.AST) -> bool:
         """`torch.compiler.is_compiling()` and its kin, where the name it starts from is not a local or a
@@ -282,8 +303,9 @@ class Tracer:
                 unconditional = self.unconditional = (self.depth == 0 and id(node) not in maybe
                                                       and id(node) in self.live)
                 self.fed = id(node) in self.fed_here
-                self.called.append((self.file.resolve(node.func), node.lineno))
-                self.calls.append((self.current, self.file.resolve(node.func), unconditional, self.fed))
+                callee = self.file.resolve(self._through_hatch(node).func)
+                self.called.append((callee, node.lineno))
+                self.calls.append((self.current, callee, unconditional, self.fed))
                 queued = len(self.queue)
                 self._follow_call(node)
                 self.edges += [(self.current, id(item[0]), unconditional) for item in self.queue[queued:]]
@@ -309,7 +331,18 @@ class Tracer:
         head, _, method = name.rpartition(".")
         return head in self.file.loggers and f"logging.Logger.{method}" in self.file.left_out
 
+    def _through_hatch(self, call: ast.Call) -> ast.Call:
+        """`hatch(f)(x)`, a hatch applied where it is called, as the call `f(x)` it makes; any other call as is."""
+        inner = call.func
+        if isinstance(inner, ast.Call) and inner.args and self.file.resolve(inner.func) in KEEP_DYNAMO_OUT:
+            return ast.copy_location(ast.Call(func=inner.args[0], args=call.args, keywords=call.keywords), call)
+        return call
+
     def _follow_call(self, call: ast.Call) -> None:
+        if self._through_hatch(call) is not call:
+            if not self.enter_hatched:  # Dynamo does not trace what the hatch is handed
+                return
+            call = self._through_hatch(call)
         name = self.file.resolve(call.func)
         head, _, method = name.rpartition(".")
         receiver_is_self = head == "self" and self.owner is not None and isinstance(call.func, ast.Attribute)
