@@ -19,7 +19,7 @@ from checker.grading.plain import output_difference
 from checker.grading.replay import op_name
 from checker.grading.report import FAIL, PASS, SKIP, CheckResult
 from checker.grading.dependence import MOVED
-from checker.grading.file_text import LEFT_OUT_SETS, parse_live, resolver
+from checker.grading.file_text import LEFT_OUT_SETS, module_bindings, parse_live, resolver
 from checker.grading.traced_text import hatch_problem, reached_problem, runs_problem, untraced_problem
 
 _EFFECT_WORDS = {"stdout": "printed", "warnings": "warned", "logs": "logged"}
@@ -316,15 +316,19 @@ def _rebinding(tree: ast.Module, name: str) -> str:
 
 
 def _has_dataclass(tree: ast.Module, name: str) -> bool:
-    """A module-level `@dataclass class NAME`, or `NAME = dataclasses.make_dataclass(...)`."""
+    """A module-level `@dataclass class NAME`, or `NAME = dataclasses.make_dataclass(...)`, bound once, where
+    the decorator is the standard library's (not a `def dataclass(cls)` of the file's own)."""
+    resolve = resolver(tree)
+    if module_bindings(tree).get(name, 0) != 1:
+        return False
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets) \
-                and isinstance(node.value, ast.Call) and _dotted(node.value.func).split(".")[-1] == "make_dataclass":
+                and isinstance(node.value, ast.Call) and resolve(node.value.func) == "dataclasses.make_dataclass":
             return True
         if isinstance(node, ast.ClassDef) and node.name == name:
             for decorator in node.decorator_list:
                 target = decorator.func if isinstance(decorator, ast.Call) else decorator
-                if _dotted(target).split(".")[-1] == "dataclass":
+                if resolve(target) == "dataclasses.dataclass":
                     return True
     return False
 
