@@ -88,6 +88,9 @@ class Exercise:
     # (`_bisect.bisect_left`): a polyfill of anything else (the break's own cause, `warnings.simplefilter`)
     # switches the cause off for every compiled call, as a config key would.
     polyfills: tuple[str, ...] = ()
+    # Whether eager-matches compares the gradients of the entry's tensor arguments as well as of its parameters;
+    # false where a correct fix may stop them at the inputs (a frozen encoder run under no_grad).
+    input_gradients: bool = True
     # What the task asks the code to keep doing, each graded as a named check (see contracts.py).
     contracts: tuple[Contract, ...] = ()
     # Changes to the solution that still pass, each (mutant, why): "delete: <its line>" or "unwrap: <its
@@ -233,7 +236,8 @@ def _located(exercise: Exercise, course: Course) -> Exercise:
 
 _REQUIRED = ("id", "title", "file", "entry", "chapter", "category", "points", "hints", "inputs")
 _OPTIONAL = ("expected_break", "fails_eagerly", "allowed_config", "rtol", "atol", "task", "forbidden_ops",
-             "opaque_calls", "opaque_step", "max_compilations", "polyfills", "variant", "contract", "equivalent", "formerly")
+             "opaque_calls", "opaque_step", "max_compilations", "polyfills", "input_gradients", "variant", "contract", "equivalent",
+             "formerly")
 # The checks every exercise has: a contract cannot take one of their names.
 BUILT_IN_CHECKS = ("eager-runs", "eager-matches", "fullgraph-compiles", "no-graph-breaks", "compiled-matches",
                    "nothing-switched-off", "no-recompilation", "replay-matches")

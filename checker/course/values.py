@@ -13,7 +13,7 @@ from typing import Any
 
 TENSOR_MAKERS = ("randn", "rand", "ones", "zeros", "arange", "tensor", "randint", "bernoulli")
 RANDOM_MAKERS = ("randn", "rand", "randint", "bernoulli")
-DTYPES = ("float32", "float64", "int64", "int32", "bool")
+DTYPES = ("float32", "float64", "float16", "bfloat16", "int64", "int32", "bool")
 
 
 def build_value(value: Any, default_seed: int = 0) -> Any:

@@ -34,7 +34,7 @@ def run_audit(exercise: Exercise, seed: draws.Seed, default_trial: Any) -> Itera
     """Yields the reference on the trial draws, then the replay's verdict.
 
     First {"stage", "outputs" (one per trial draw), "inputs_after" (its tensor inputs as the reference's call
-    left them, per trial draw), "cases", "observed" (what the reference does for each
+    left them, per trial draw), "gradients" (observe.call_gradients, per trial draw), "cases", "observed" (what the reference does for each
     mode's behaviour contracts), "orders"}; then {"status": pass|fail|skip, "message", "called" (the
     operations of the graphs it replayed), "holds" (those the graphs' outputs depend on)}. The reference
     comes first, so that a recorded graph that crashes its replay leaves it standing.
@@ -49,6 +49,7 @@ def run_audit(exercise: Exercise, seed: draws.Seed, default_trial: Any) -> Itera
         expected = _reference(exercise, replay_draws)
         unseen_expected = _reference(exercise, unseen)
         observed = _reference_observations(exercise, trial_draws, orders)
+        gradients = _reference_gradients(exercise, trial_draws)
     except Exception as err:  # noqa: BLE001 - a reference that does not run is a broken course, said by the caller
         yield {"stage": "broken", "problem": f"{type(err).__name__}: {err}"}
         return
@@ -56,7 +57,7 @@ def run_audit(exercise: Exercise, seed: draws.Seed, default_trial: Any) -> Itera
     for draw, output, inputs in zip(orders["default"], outputs, left):
         by_draw.setdefault(draw, (output, inputs))
     yield {"stage": "done", "outputs": [by_draw[i][0] for i in range(len(trial_draws))],
-           "inputs_after": [by_draw[i][1] for i in range(len(trial_draws))],
+           "inputs_after": [by_draw[i][1] for i in range(len(trial_draws))], "gradients": gradients,
            "cases": [d.case for d in trial_draws], "observed": observed, "orders": orders}
     try:
         yield judge(exercise, default_trial, orders["default"], trial_draws, replay_draws, expected,
@@ -142,6 +143,18 @@ def _reference(exercise: Exercise, calls: list[draws.Draw], left: list[Any] | No
             if left is not None:
                 left.append(plain(tensors_in([args, kwargs])))
     return outputs
+
+
+def _reference_gradients(exercise: Exercise, calls: list[draws.Draw]) -> list[Any]:
+    """The solution's gradients on each of `calls` (observe.call_gradients), run eagerly."""
+    module = _solution_module(exercise)
+    sys.modules[module.__name__] = module  # `torch.cond` run eagerly has Dynamo trace its branches from their module
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            return observe.call_gradients(getattr(module, exercise.entry), module, [(d.args, d.kwargs) for d in calls],
+                                          exercise.input_gradients)
+    finally:
+        sys.modules.pop(module.__name__, None)
 
 
 def _reference_observations(exercise: Exercise, trial_draws: list[draws.Draw],

@@ -15,7 +15,7 @@ from typing import Any
 from checker.course.contracts import Contract
 from checker.course.manifest import Exercise
 from checker.dynamo import torch_support
-from checker.grading.plain import output_difference
+from checker.grading.plain import gradients_difference, output_difference
 from checker.grading.replay import op_name
 from checker.grading.report import FAIL, PASS, SKIP, CheckResult
 from checker.grading.dependence import MOVED
@@ -131,26 +131,7 @@ def _state_problem(exercise: Exercise, contract: Contract, got: Any, want: Any) 
 
 
 def _gradients_problem(exercise: Exercise, contract: Contract, got: Any, want: Any) -> str | None:
-    for index, (mine, theirs) in enumerate(zip(got, want)):
-        if "error" in mine:
-            return f"computing the gradients of call {index + 1} raised {mine['error']}."
-        if mine["of"] != theirs["of"]:
-            return f"call {index + 1} has gradients of {', '.join(mine['of'])}, not of {', '.join(theirs['of'])}."
-        for name, g, w in zip(mine["of"], mine["grads"], theirs["grads"]):
-            if (g is None) != (w is None):
-                return (f"on call {index + 1}, {name} has {'no gradient' if g is None else 'a gradient'} where the "
-                        f"reference has {'one' if g is None else 'none'}.")
-            difference = None if g is None else output_difference(g, w, exercise.rtol, exercise.atol)
-            if difference:
-                nan = " (NaN where the reference has a number)" if _has_nan(g) and not _has_nan(w) else ""
-                return f"on call {index + 1}, the gradient of {name} differs from the reference's{nan}: {difference}"
-    return None if len(got) == len(want) else f"{len(got)} of {len(want)} calls gave gradients."
-
-
-def _has_nan(value: Any) -> bool:
-    import torch
-
-    return isinstance(value, torch.Tensor) and value.is_floating_point() and bool(value.isnan().any())
+    return gradients_difference(got, want, exercise.rtol, exercise.atol)
 
 
 def _interface_problem(exercise: Exercise, contract: Contract, got: Any, want: Any) -> str | None:

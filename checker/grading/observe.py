@@ -207,10 +207,25 @@ def _evaluate(expression: str, module: Any, mode: str, path: str, seed: int = 0,
     return plain(value)
 
 
-def _gradients(entry: Any, runner: Any, calls: Calls) -> list[Any]:
+def call_gradients(entry: Any, module: Any, calls: Calls, arguments: bool = True) -> list[Any]:
+    """What every check asks of the eager calls' gradients (strict.py's eager-matches): `_gradients`, with the
+    parameters of a function entry's module-level modules too (a loss's `HEAD`), by their names, and the
+    arguments by their place (a decorated entry's wrapper names them otherwise); `arguments` False: the
+    parameters' alone. The entry is called as a training step calls it, under no stance: measured on torch
+    2.13, `torch.cond`'s backward fails for a forward run under the force_eager stance ("object of type 'bool'
+    has no len()")."""
+    found = [] if isinstance(entry, torch.nn.Module) else sorted(
+        (f"{name}.{path}", parameter) for name, value in vars(module).items() if isinstance(value, torch.nn.Module)
+        for path, parameter in value.named_parameters())
+    return _gradients(entry, entry, calls, found, arguments="by place" if arguments else "")
+
+
+def _gradients(entry: Any, runner: Any, calls: Calls, more: list[tuple[str, Any]] = (),
+               arguments: str = "by name") -> list[Any]:
     """Per call: the gradient of the sum of the floating-point outputs with respect to each floating-point
-    tensor argument, then to each parameter of a module entry (None where there is none)."""
-    parameters = sorted(entry.named_parameters()) if isinstance(entry, torch.nn.Module) else []
+    tensor argument (`arguments`: labelled "by name" or "by place", or "" for none), then to each parameter of
+    a module entry, then to each of `more` (None where there is none)."""
+    parameters = [*(sorted(entry.named_parameters()) if isinstance(entry, torch.nn.Module) else []), *more]
     found = []
     for args, kwargs in calls:
         args = tuple(_leaf(a) for a in args)
@@ -227,10 +242,10 @@ def _gradients(entry: Any, runner: Any, calls: Calls) -> list[Any]:
         except Exception as err:  # noqa: BLE001 - reported as this call's gradients
             found.append({"error": error_line(err)})
             continue
-        names = parameter_names(entry)
+        names = parameter_names(entry) if arguments == "by name" else []
         positional = [(f"`{names[i]}`" if i < len(names) else f"argument {i + 1}", a) for i, a in enumerate(args)]
         named = [(label, a) for label, a in (*positional, *((f"`{k}`", v) for k, v in kwargs.items()))
-                 if isinstance(a, torch.Tensor) and a.is_floating_point()]
+                 if arguments and isinstance(a, torch.Tensor) and a.is_floating_point()]
         named += [(f"parameter {name}", p) for name, p in parameters]
         found.append({"of": [label for label, _ in named], "grads": [plain(t.grad) for _, t in named]})
     return found

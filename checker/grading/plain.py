@@ -69,3 +69,32 @@ def output_difference(got: Any, want: Any, rtol: float, atol: float) -> str | No
         same = math.isclose(got, want, rel_tol=rtol, abs_tol=atol) or (math.isnan(got) and math.isnan(want))
         return None if same else f"expected {want!r:.120}, got {got!r:.120}"
     return None if got == want else f"expected {want!r:.120}, got {got!r:.120}"
+
+
+def gradients_difference(got: Any, want: Any, rtol: float, atol: float) -> str | None:
+    """Per-call gradients as observe.py records them ({"of": labels, "grads": [...]} or {"error": why}) against the
+    reference's: None when equal; else why not. A call whose reference gradients could not be computed (an
+    operation without a backward) asks nothing."""
+    if not isinstance(got, list) or not isinstance(want, list):
+        return "no gradients were recorded."
+    for index, (mine, theirs) in enumerate(zip(got, want)):
+        if isinstance(theirs, dict) and "error" in theirs:
+            continue
+        if not isinstance(mine, dict) or "error" in mine:
+            why = mine.get("error") if isinstance(mine, dict) else "nothing"
+            return f"computing the gradients of call {index + 1} raised {why}."
+        if mine.get("of") != theirs["of"]:
+            return f"call {index + 1} has gradients of {', '.join(mine.get('of') or [])}, not of {', '.join(theirs['of'])}."
+        for name, g, w in zip(mine["of"], mine.get("grads") or [], theirs["grads"]):
+            if (g is None) != (w is None):
+                return (f"on call {index + 1}, {name} has {'no gradient' if g is None else 'a gradient'} where the "
+                        f"reference has {'one' if g is None else 'none'}.")
+            difference = None if g is None else output_difference(g, w, rtol, atol)
+            if difference:
+                nan = " (NaN where the reference has a number)" if _has_nan(g) and not _has_nan(w) else ""
+                return f"on call {index + 1}, the gradient of {name} differs from the reference's{nan}: {difference}"
+    return None if len(got) == len(want) else f"{len(got)} of {len(want)} calls gave gradients."
+
+
+def _has_nan(value: Any) -> bool:
+    return isinstance(value, torch.Tensor) and value.is_floating_point() and bool(value.isnan().any())

@@ -48,7 +48,7 @@ from checker.grading.code_guard import refused_code
 from checker.grading.confine import writes_check
 from checker.grading.contracts import contract_checks
 from checker.grading.gate import gate_check
-from checker.grading.plain import output_difference
+from checker.grading.plain import gradients_difference, output_difference
 from checker.grading.report import ERROR, FAIL, PASS, SKIP, CheckResult, Report, plain_data
 from checker.grading.switches import switched_off_check
 from checker.grading.trial import TRIAL_MODES, read_source, registers_operators, run_trial, run_trials
@@ -370,6 +370,12 @@ def _compare(name: str, exercise: Exercise, payload: dict[str, Any], ref: dict[s
                                f"does, on {which} (the caller's tensors are not as the reference leaves them): {difference}")
     if len(outputs) != len(expected):
         return CheckResult(name, FAIL, f"{len(outputs)} of {len(expected)} calls returned")
+    if payload["mode"] == "eager":  # and the gradients a training step would take, through the eager calls
+        difference = gradients_difference(payload.get("gradients"), [ref["gradients"][draw] for draw in order],
+                                          exercise.rtol, exercise.atol)
+        if difference:
+            return CheckResult(name, FAIL, f"the eager outputs equal the reference's, but not their gradients: "
+                               f"{difference}")
     return CheckResult(name, PASS, f"{label} output equals the reference on all {len(expected)} calls "
                        "(fresh inputs, in an order of this mode's own)")
 

@@ -190,6 +190,11 @@ def run_trial(exercise: Exercise, path: str, mode: str, snapshot: tamper.Snapsho
             trial["observed"] = observe.observe(contracts, mode, module, entry, given, imported, called, path, loggers)
         except BaseException as err:  # noqa: BLE001 - e.g. SystemExit from a probe: the contracts fail
             trial["observed"] = {"error": _describe(err, path)}
+    if mode == "eager" and watch and not diagnosis.error:  # after the probes, which expect the calls alone before them
+        try:
+            trial["gradients"] = observe.call_gradients(entry, module, given, exercise.input_gradients)
+        except BaseException as err:  # noqa: BLE001 - e.g. SystemExit from a backward: eager-matches fails
+            trial["gradients"] = [{"error": observe.error_line(err)}]
     if mode == "default" and watch:
         trial["graphs"] = [_graph_record(graph) for graph in diagnosis.graphs]
         trial["parameters"] = observe.parameter_names(entry)

@@ -1,5 +1,6 @@
 """fused-norm-allow-in-graph, "fixed" with a subclass whose forward writes the block's `eps` as a number: right for
-every call the block makes, but not the vendored forward for any other `eps` (contract subclass-forward-as-vendored)."""
+every call the block makes, but not the vendored forward for any other `eps`
+(contract subclass-forward-as-vendored)."""
 
 
 import torch

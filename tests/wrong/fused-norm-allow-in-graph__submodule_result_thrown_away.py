@@ -1,6 +1,5 @@
-"""fused-norm-allow-in-graph, "fixed" by calling the norm submodule and throwing its result away: the block
-normalises by hand, so the vendored Function's backward is no longer what its gradients follow
-(contract vendored-called)."""
+"""fused-norm-allow-in-graph, "fixed" by calling the norm submodule and throwing its result away: the block normalises
+by hand, so the vendored Function's backward is no longer what its gradients follow (contract vendored-called)."""
 
 import torch
 from torch import nn

@@ -1,5 +1,6 @@
 """module-level-dataclass, a wrong fix. A `def dataclass(cls): return cls` of the file's own decorates `Boxes`, which
 is then no dataclass at all (contract boxes-dataclass)."""
+
 import torch
 import torch.nn.functional as F
 

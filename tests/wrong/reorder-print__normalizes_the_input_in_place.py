@@ -1,5 +1,5 @@
 """reorder-print, a wrong fix. The caller's `x` is normalized in place: right on the draws, not what the task asks
-(contract limit-still-applies)."""
+(contract eager-matches) (contract compiled-matches) (contract limit-still-applies)."""
 import torch
 
 torch._dynamo.config.reorderable_logging_functions.add(print)
