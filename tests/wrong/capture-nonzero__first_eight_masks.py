@@ -1,5 +1,6 @@
-"""capture-nonzero, a wrong fix. Only the first 8 [MASK] rows projected: the examples have at most 3 (contract every-
-mask-projected)."""
+"""capture-nonzero, a wrong fix. Only the first 8 [MASK] rows projected: the examples have at most 3
+(contract every-mask-projected)."""
+
 import torch
 
 torch._dynamo.config.capture_dynamic_output_shape_ops = True
