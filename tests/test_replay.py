@@ -99,10 +99,10 @@ def test_a_call_of_an_operator_packet_names_its_namespace():
 def _vendored_exercise(exercise_id):
     """The exercise, its solution module (graded code of the course) and the reference's copies of its vendored code."""
     from checker.course.manifest import find_exercise
-    from checker.grading import audit
+    from checker.grading import audit, reference
 
     exercise = find_exercise(exercise_id)
-    return exercise, audit._solution_module(exercise), audit._vendored_code(exercise)
+    return exercise, reference.solution_module(exercise), audit._vendored_code(exercise)
 
 
 @pytest.mark.parametrize("exercise_id, make_inputs", [

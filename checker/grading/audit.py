@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import sys
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -22,10 +21,9 @@ import torch
 
 from checker.course import draws
 from checker.course.manifest import Exercise
-from checker.dynamo import engine
-from checker.grading import allowed, dependence, observe, replay, sandbox
-from checker.grading.plain import fresh_copy, output_difference, plain, tensors_in
-from checker.grading.trial import TRIAL_MODES, ProcessState, import_file, registers_operators
+from checker.grading import allowed, dependence, reference, replay, sandbox
+from checker.grading.plain import fresh_copy, output_difference, plain
+from checker.grading.trial import TRIAL_MODES, ProcessState
 
 REPLAY_DRAWS_PER_CASE = 2
 
@@ -45,11 +43,11 @@ def run_audit(exercise: Exercise, seed: draws.Seed, default_trial: Any) -> Itera
     unseen = draws.unseen_sizes(exercise, trial_draws, seed.replay, beyond=_largest_integer(default_trial))
     try:
         left: list[Any] = []
-        outputs = _reference(exercise, [trial_draws[i] for i in orders["default"]], left)
-        expected = _reference(exercise, replay_draws)
-        unseen_expected = _reference(exercise, unseen)
-        observed = _reference_observations(exercise, trial_draws, orders)
-        gradients = _reference_gradients(exercise, trial_draws)
+        outputs = reference.outputs(exercise, [trial_draws[i] for i in orders["default"]], left)
+        expected = reference.outputs(exercise, replay_draws)
+        unseen_expected = reference.outputs(exercise, unseen)
+        observed = reference.observations(exercise, trial_draws, orders)
+        gradients = reference.gradients(exercise, trial_draws)
     except Exception as err:  # noqa: BLE001 - a reference that does not run is a broken course, said by the caller
         yield {"stage": "broken", "problem": f"{type(err).__name__}: {err}"}
         return
@@ -115,80 +113,6 @@ def audit_here(exercise: Exercise, seed: draws.Seed, default_trial: Any) -> sand
         state.restore()
     return sandbox.Outcome(results=results, complete=len(results) == 2, output="", exit_code=0, signal_number=None,
                            timed_out=False, seconds=time.monotonic() - started)
-
-
-_solutions: dict[str, Any] = {}  # exercise id -> the solution module, imported once per process
-
-
-def _solution_module(exercise: Exercise) -> Any:
-    """The exercise's solution, imported once per process."""
-    if exercise.id not in _solutions:
-        state = ProcessState.save()  # what the solution sets at import stays out of everything else
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            module = import_file(str(exercise.solution_path), prefix="reference_")
-        sys.modules.pop(module.__name__, None)  # not where a checked process forked later would look
-        state.restore()
-        _solutions[exercise.id] = module
-    return _solutions[exercise.id]
-
-
-def _reference(exercise: Exercise, calls: list[draws.Draw], left: list[Any] | None = None) -> list[Any]:
-    """The solution's outputs, run eagerly on `calls`; into `left`, each call's tensor inputs as it left them."""
-    entry, outputs = getattr(_solution_module(exercise), exercise.entry), []
-    with contextlib.redirect_stdout(io.StringIO()), engine._set_stance("force_eager"):
-        for draw in calls:
-            args = tuple(fresh_copy(a) for a in draw.args)
-            kwargs = {k: fresh_copy(v) for k, v in draw.kwargs.items()}
-            outputs.append(plain(entry(*args, **kwargs)))
-            if left is not None:
-                left.append(plain(tensors_in([args, kwargs])))
-    return outputs
-
-
-def _reference_gradients(exercise: Exercise, calls: list[draws.Draw]) -> list[Any]:
-    """The solution's gradients on each of `calls` (observe.call_gradients), run eagerly."""
-    module = _solution_module(exercise)
-    sys.modules[module.__name__] = module  # `torch.cond` run eagerly has Dynamo trace its branches from their module
-    try:
-        with contextlib.redirect_stdout(io.StringIO()):
-            return observe.call_gradients(getattr(module, exercise.entry), module, [(d.args, d.kwargs) for d in calls],
-                                          exercise.input_gradients)
-    finally:
-        sys.modules.pop(module.__name__, None)
-
-
-def _reference_observations(exercise: Exercise, trial_draws: list[draws.Draw],
-                            orders: dict[str, list[int]]) -> dict[str, dict[str, Any]]:
-    """What the solution does for the contracts of each mode: imported afresh (its effects and state start
-    from nothing, as the checked file's do in each mode) and run eagerly on that mode's calls, in its order."""
-    observed, path, loggers = {}, str(exercise.solution_path), observe.loggers_of(exercise)
-    for mode in TRIAL_MODES:
-        # An interface contract is a property of the file's own result: the reference's is not needed (and
-        # its helper may import what logs on the grader's stderr, as torch.utils.benchmark does).
-        contracts = [c for c in observe.contracts_in(exercise, mode) if c.kind != "interface"]
-        if not contracts:
-            continue
-        state = ProcessState.save()
-        try:
-            calls = [(trial_draws[i].args, trial_draws[i].kwargs) for i in orders[mode]]
-            if registers_operators(path):
-                # An operator or a polyfill is registered once per process, as trial.py runs such files: a second
-                # import may be refused. Such a solution is read for what it computes alone (no effects contract
-                # asks what its import printed), so the module imported once serves every mode.
-                imported, module = {"stdout": "", "warnings": [], "logs": []}, _solution_module(exercise)
-            else:
-                with observe.capture(path, loggers) as imported:
-                    module = import_file(path, prefix="reference_contracts_")
-                sys.modules.pop(module.__name__, None)
-            entry = getattr(module, exercise.entry)
-            with observe.capture(path, loggers) as called, engine._set_stance("force_eager"):
-                for args, kwargs in calls:
-                    entry(*(fresh_copy(a) for a in args), **{k: fresh_copy(v) for k, v in kwargs.items()})
-            observed[mode] = observe.observe(contracts, "eager", module, entry, calls, imported, called, path, loggers,
-                                             reference=True)
-        finally:
-            state.restore()
-    return observed
 
 
 def judge(exercise: Exercise, trial: Any, order: list[int], trial_draws: list[draws.Draw],
@@ -311,7 +235,7 @@ def _reference_step(exercise: Exercise) -> Any:
     """The solution's function an operator exercise's operator stands for (None for other exercises)."""
     if not exercise.opaque_step:
         return None
-    step = getattr(_solution_module(exercise), exercise.opaque_step)
+    step = getattr(reference.solution_module(exercise), exercise.opaque_step)
     return getattr(step, "_opoverload", step)  # a torch.library.custom_op: its operator, which FX can call
 
 
@@ -321,7 +245,7 @@ def _vendored_code(exercise: Exercise) -> dict[str, Any]:
     contract holds the file's copy to the same text, which the grader reads itself."""
     names = [c.file_has.split()[1] for c in exercise.contracts
              if c.kind == "structure" and c.file_has.startswith("unchanged ")]
-    module = _solution_module(exercise) if names else None
+    module = reference.solution_module(exercise) if names else None
     return {name: getattr(module, name) for name in names if hasattr(module, name)}
 
 

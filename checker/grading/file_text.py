@@ -180,6 +180,34 @@ def named_autograd_functions(file: FileText, tree: ast.Module) -> set[str]:
             and id(node) not in bases}
 
 
+def through_hatch(file: FileText, call: ast.Call) -> ast.Call:
+    """`hatch(f)(x)`, a hatch of KEEP_DYNAMO_OUT applied where it is called, as the call `f(x)` it makes; any
+    other call as it is."""
+    inner = call.func
+    if isinstance(inner, ast.Call) and inner.args and file.resolve(inner.func) in KEEP_DYNAMO_OUT:
+        return ast.copy_location(ast.Call(func=inner.args[0], args=call.args, keywords=call.keywords), call)
+    return call
+
+
+def built_as(file: FileText, owner: str | None, attribute: str) -> str | None:
+    """The file's class that `owner`'s `__init__` builds as `self.<attribute>` (once, and nothing else bound
+    there), whose forward a call `self.<attribute>(...)` runs; None where the text does not say."""
+    built = set()
+    for init in class_methods(file, owner, ("__init__",)) if owner else ():
+        for node in ast.walk(init):
+            if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
+                continue
+            for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                pairs = (zip(target.elts, node.value.elts) if isinstance(target, ast.Tuple)
+                         and isinstance(node.value, ast.Tuple) else [(target, node.value)])
+                for one, value in pairs:
+                    if isinstance(one, ast.Attribute) and isinstance(one.value, ast.Name) \
+                            and one.value.id == "self" and one.attr == attribute:
+                        built.add(file.resolve(value.func) if isinstance(value, ast.Call) else "")
+    only = built.pop() if len(built) == 1 else None
+    return only if only in file.classes else None
+
+
 def handed_to_hatch(file: FileText, statement: ast.stmt) -> set[str]:
     """The file's functions and classes a module-level statement hands to KEEP_DYNAMO_OUT: by a decorator, or a
     call at module level (`allow_in_graph(F)`, `F = allow_in_graph(F)`); a call inside a function may never run,

@@ -48,7 +48,7 @@ from checker.grading.code_guard import refused_code
 from checker.grading.confine import writes_check
 from checker.grading.contracts import contract_checks
 from checker.grading.gate import gate_check
-from checker.grading.plain import gradients_difference, output_difference
+from checker.grading.matches import compiled_matches, eager_matches
 from checker.grading.report import ERROR, FAIL, PASS, SKIP, CheckResult, Report, plain_data
 from checker.grading.switches import switched_off_check
 from checker.grading.trial import TRIAL_MODES, read_source, registers_operators, run_trial, run_trials
@@ -180,11 +180,11 @@ def _decide(exercise: Exercise, path: str, trials: Trials, ref: dict[str, Any], 
     eager_problem = _problem(trials, "eager")
     checks.append(CheckResult("eager-runs", ERROR, eager_problem) if eager_problem
                   else CheckResult("eager-runs", PASS, f"runs without torch.compile on {len(ref['outputs'])} fresh inputs"))
-    checks.append(_compare("eager-matches", exercise, eager, ref) if not eager_problem
+    checks.append(eager_matches(exercise, eager, ref) if not eager_problem
                   else CheckResult("eager-matches", SKIP, "needs the code to run eagerly first"))
     checks.append(_fullgraph_check(trials))
     checks.append(_breaks_check(trials))
-    checks.append(_compiled_matches(exercise, trials, ref))
+    checks.append(compiled_matches(exercise, [trials.payload(mode) for mode in ("default", "fullgraph")], ref))
     checks.append(switched_off_check([trials.payload(mode) for mode in TRIAL_MODES],
                                      source))
     checks += [c for c in (writes_check(trials.outcome.output),) if c]
@@ -334,50 +334,6 @@ def _inputs_text(cases: list[int], shapes: dict[int, list[tuple[int, ...]]]) -> 
         return f"inputs {', '.join(str(c + 1) for c in cases[:-1])} and {cases[-1] + 1}"
     shown = shapes.get(cases[0])
     return f"input {cases[0] + 1}" + (f" of shape {', '.join(map(str, shown))}" if shown else "")
-
-
-def _compiled_matches(exercise: Exercise, trials: Trials, ref: dict[str, Any]) -> CheckResult:
-    for mode in ("default", "fullgraph"):
-        payload = trials.payload(mode)
-        if payload is None or payload["stage"] != "done" or payload["diagnosis"]["error"]:
-            return CheckResult("compiled-matches", SKIP, "needs the function to compile and run first")
-        result = _compare("compiled-matches", exercise, payload, ref, label=f"compiled ({mode} mode)")
-        if result.status != PASS:
-            return result
-    return CheckResult("compiled-matches", PASS, "compiled outputs equal the reference on every input")
-
-
-def _compare(name: str, exercise: Exercise, payload: dict[str, Any], ref: dict[str, Any],
-             label: str = "eager") -> CheckResult:
-    """The mode's outputs, call by call in its own order, against the reference on the same draws."""
-    outputs, order = payload["outputs"], ref["orders"][payload["mode"]]
-    expected = [ref["outputs"][draw] for draw in order]
-    # The caller's tensors as each call left them: changed in place where the reference leaves them, a later use
-    # of the same batch reads other values (a NaN mark cleaned away, a mask overwritten).
-    left, left_expected = payload.get("inputs_after"), [ref["inputs_after"][draw] for draw in order]
-    if not isinstance(left, list) or len(left) != len(outputs):
-        return CheckResult(name, FAIL, "the checked process sent back no record of the inputs its calls left")
-    for index, (got, want, got_left, want_left) in enumerate(zip(outputs, expected, left, left_expected)):
-        case = ref["cases"][order[index]]
-        note = exercise.inputs[case].note
-        which = f"call {index + 1}, a fresh draw of input {case + 1}" + (f" ({note})" if note else "")
-        difference = output_difference(got, want, exercise.rtol, exercise.atol)
-        if difference:
-            return CheckResult(name, FAIL, f"the {label} output differs from the reference on {which}: {difference}")
-        difference = output_difference(got_left, want_left, exercise.rtol, exercise.atol)
-        if difference:
-            return CheckResult(name, FAIL, f"the {label} call changed its inputs in place otherwise than the reference "
-                               f"does, on {which} (the caller's tensors are not as the reference leaves them): {difference}")
-    if len(outputs) != len(expected):
-        return CheckResult(name, FAIL, f"{len(outputs)} of {len(expected)} calls returned")
-    if payload["mode"] == "eager":  # and the gradients a training step would take, through the eager calls
-        difference = gradients_difference(payload.get("gradients"), [ref["gradients"][draw] for draw in order],
-                                          exercise.rtol, exercise.atol)
-        if difference:
-            return CheckResult(name, FAIL, f"the eager outputs equal the reference's, but not their gradients: "
-                               f"{difference}")
-    return CheckResult(name, PASS, f"{label} output equals the reference on all {len(expected)} calls "
-                       "(fresh inputs, in an order of this mode's own)")
 
 
 def _replay_check(trials: Trials, audit: sandbox.Outcome) -> CheckResult:

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import ast
 
-from checker.grading.file_text import (KEEP_DYNAMO_OUT, FileText, class_methods, is_call_of, local_stores,
+from checker.grading.file_text import (FileText, built_as, class_methods, is_call_of, local_stores, through_hatch,
                                        unreadable_decorators)
 from checker.grading.flow import fed_calls, live_calls
 
@@ -303,7 +303,7 @@ class Tracer:
                 unconditional = self.unconditional = (self.depth == 0 and id(node) not in maybe
                                                       and id(node) in self.live)
                 self.fed = id(node) in self.fed_here
-                callee = self.file.resolve(self._through_hatch(node).func)
+                callee = self.file.resolve(through_hatch(self.file, node).func)
                 self.called.append((callee, node.lineno))
                 self.calls.append((self.current, callee, unconditional, self.fed))
                 queued = len(self.queue)
@@ -331,18 +331,11 @@ class Tracer:
         head, _, method = name.rpartition(".")
         return head in self.file.loggers and f"logging.Logger.{method}" in self.file.left_out
 
-    def _through_hatch(self, call: ast.Call) -> ast.Call:
-        """`hatch(f)(x)`, a hatch applied where it is called, as the call `f(x)` it makes; any other call as is."""
-        inner = call.func
-        if isinstance(inner, ast.Call) and inner.args and self.file.resolve(inner.func) in KEEP_DYNAMO_OUT:
-            return ast.copy_location(ast.Call(func=inner.args[0], args=call.args, keywords=call.keywords), call)
-        return call
-
     def _follow_call(self, call: ast.Call) -> None:
-        if self._through_hatch(call) is not call:
+        if through_hatch(self.file, call) is not call:
             if not self.enter_hatched:  # Dynamo does not trace what the hatch is handed
                 return
-            call = self._through_hatch(call)
+            call = through_hatch(self.file, call)
         name = self.file.resolve(call.func)
         head, _, method = name.rpartition(".")
         receiver_is_self = head == "self" and self.owner is not None and isinstance(call.func, ast.Attribute)
@@ -371,7 +364,8 @@ class Tracer:
         elif self.file.instances.get(name) in self.file.classes:  # a module-level module, called
             self._use_class(self.file.instances[name])
             self._enqueue_forward(self.file.instances[name])
-        elif receiver_is_self and id(call) not in self.discarded and (submodule := self._submodule(call.func.attr)):
+        elif receiver_is_self and id(call) not in self.discarded and \
+                (submodule := built_as(self.file, self.owner, call.func.attr)):
             # `h = self.norm(x)` runs the submodule's forward; one called for its effect alone is taken as nothing
             self._use_class(submodule)
             self._enqueue_forward(submodule)
@@ -383,24 +377,6 @@ class Tracer:
             for owner in owners:
                 for method in class_methods(self.file, owner, (call.func.attr,)):
                     self._enqueue_function(method, owner)
-
-    def _submodule(self, attribute: str) -> str | None:
-        """The file's class that the owner's `__init__` builds as `self.<attribute>` (once, and nothing else bound
-        there), whose forward a call `self.<attribute>(...)` runs; None where the text does not say."""
-        built = set()
-        for init in class_methods(self.file, self.owner, ("__init__",)):
-            for node in ast.walk(init):
-                if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
-                    continue
-                for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
-                    pairs = (zip(target.elts, node.value.elts) if isinstance(target, ast.Tuple)
-                             and isinstance(node.value, ast.Tuple) else [(target, node.value)])
-                    for one, value in pairs:
-                        if isinstance(one, ast.Attribute) and isinstance(one.value, ast.Name) \
-                                and one.value.id == "self" and one.attr == attribute:
-                            built.add(self.file.resolve(value.func) if isinstance(value, ast.Call) else "")
-        only = built.pop() if len(built) == 1 else None
-        return only if only in self.file.classes else None
 
     def _follow_value(self, name: str, line: int) -> None:
         """A call of a module-level name bound to an expression: the expression's own calls and lambdas, and

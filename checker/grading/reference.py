@@ -1,0 +1,91 @@
+"""What the reference solution does, computed in the grader's audit (audit.py): its module, imported once per
+process, its outputs on a check's draws and the inputs it leaves, its gradients, and what it does for each mode's
+contracts. Course code only: the learner's file is never imported here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import sys
+from typing import Any
+
+from checker.course import draws
+from checker.course.manifest import Exercise
+from checker.dynamo import engine
+from checker.grading import observe
+from checker.grading.plain import fresh_copy, plain, tensors_in
+from checker.grading.trial import TRIAL_MODES, ProcessState, import_file, registers_operators
+
+_solutions: dict[str, Any] = {}  # exercise id -> the solution module, imported once per process
+
+
+def solution_module(exercise: Exercise) -> Any:
+    """The exercise's solution, imported once per process."""
+    if exercise.id not in _solutions:
+        state = ProcessState.save()  # what the solution sets at import stays out of everything else
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            module = import_file(str(exercise.solution_path), prefix="reference_")
+        sys.modules.pop(module.__name__, None)  # not where a checked process forked later would look
+        state.restore()
+        _solutions[exercise.id] = module
+    return _solutions[exercise.id]
+
+
+def outputs(exercise: Exercise, calls: list[draws.Draw], left: list[Any] | None = None) -> list[Any]:
+    """The solution's outputs, run eagerly on `calls`; into `left`, each call's tensor inputs as it left them."""
+    entry, found = getattr(solution_module(exercise), exercise.entry), []
+    with contextlib.redirect_stdout(io.StringIO()), engine._set_stance("force_eager"):
+        for draw in calls:
+            args = tuple(fresh_copy(a) for a in draw.args)
+            kwargs = {k: fresh_copy(v) for k, v in draw.kwargs.items()}
+            found.append(plain(entry(*args, **kwargs)))
+            if left is not None:
+                left.append(plain(tensors_in([args, kwargs])))
+    return found
+
+
+def gradients(exercise: Exercise, calls: list[draws.Draw]) -> list[Any]:
+    """The solution's gradients on each of `calls` (observe.call_gradients), run eagerly."""
+    module = solution_module(exercise)
+    sys.modules[module.__name__] = module  # `torch.cond` run eagerly has Dynamo trace its branches from their module
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            return observe.call_gradients(getattr(module, exercise.entry), module, [(d.args, d.kwargs) for d in calls],
+                                          exercise.input_gradients)
+    finally:
+        sys.modules.pop(module.__name__, None)
+
+
+def observations(exercise: Exercise, trial_draws: list[draws.Draw],
+                            orders: dict[str, list[int]]) -> dict[str, dict[str, Any]]:
+    """What the solution does for the contracts of each mode: imported afresh (its effects and state start
+    from nothing, as the checked file's do in each mode) and run eagerly on that mode's calls, in its order."""
+    observed, path, loggers = {}, str(exercise.solution_path), observe.loggers_of(exercise)
+    for mode in TRIAL_MODES:
+        # An interface contract is a property of the file's own result: the reference's is not needed (and
+        # its helper may import what logs on the grader's stderr, as torch.utils.benchmark does).
+        contracts = [c for c in observe.contracts_in(exercise, mode) if c.kind != "interface"]
+        if not contracts:
+            continue
+        state = ProcessState.save()
+        try:
+            calls = [(trial_draws[i].args, trial_draws[i].kwargs) for i in orders[mode]]
+            if registers_operators(path):
+                # An operator or a polyfill is registered once per process, as trial.py runs such files: a second
+                # import may be refused. Such a solution is read for what it computes alone (no effects contract
+                # asks what its import printed), so the module imported once serves every mode.
+                imported, module = {"stdout": "", "warnings": [], "logs": []}, solution_module(exercise)
+            else:
+                with observe.capture(path, loggers) as imported:
+                    module = import_file(path, prefix="reference_contracts_")
+                sys.modules.pop(module.__name__, None)
+            entry = getattr(module, exercise.entry)
+            with observe.capture(path, loggers) as called, engine._set_stance("force_eager"):
+                for args, kwargs in calls:
+                    entry(*(fresh_copy(a) for a in args), **{k: fresh_copy(v) for k, v in kwargs.items()})
+            observed[mode] = observe.observe(contracts, "eager", module, entry, calls, imported, called, path, loggers,
+                                             reference=True)
+        finally:
+            state.restore()
+    return observed
