@@ -46,10 +46,17 @@ def loggers_of(exercise: Exercise) -> tuple[str, ...]:
     return tuple(sorted({c.logger for c in exercise.contracts if c.logger}))
 
 
-# The module whose `_showwarnmsg_impl` shows a warning that `warnings.showwarning` has not been replaced for
-# (Python 3.14 keeps it in `_py_warnings`).
-_WARNINGS_HOME = next(module for module in (importlib.import_module(name) for name in ("_py_warnings", "warnings")
-                                            if importlib.util.find_spec(name)) if hasattr(module, "_showwarnmsg_impl"))
+def _warnings_home() -> Any:
+    """The module whose `_showwarnmsg_impl` shows a warning where `warnings.showwarning` is Python's own:
+    `warnings` (Python 3.11 to 3.13), `_py_warnings` (3.14)."""
+    for name in ("_py_warnings", "warnings"):
+        module = importlib.import_module(name) if importlib.util.find_spec(name) else None
+        if hasattr(module, "_showwarnmsg_impl"):
+            return module
+    raise ImportError("this Python shows warnings in no module the checker knows")
+
+
+_WARNINGS_HOME = _warnings_home()
 
 
 class _Records(logging.Handler):

@@ -14,8 +14,8 @@ import contextlib
 import importlib
 import io
 import math
-import time
 import sys
+import time
 import types
 import warnings
 import weakref
@@ -342,6 +342,6 @@ def run_as_is(function: Any) -> Any:
 
 
 HELPERS = {"warnings_raised_by": warnings_raised_by, "delays_timed": delays_timed, "submodule": submodule,
-            "own_parameters": own_parameters, "compiled": compiled, "requires_grad": requires_grad,
-            "fakes_agree": fakes_agree, "state_kept": state_kept, "polyfill_of": polyfill_of, "rescaled": rescaled, "run_compiled": run_compiled, "printed_by": printed_by,
-           "subclasses_agree": subclasses_agree}
+           "own_parameters": own_parameters, "compiled": compiled, "requires_grad": requires_grad,
+           "fakes_agree": fakes_agree, "state_kept": state_kept, "polyfill_of": polyfill_of, "rescaled": rescaled,
+           "run_compiled": run_compiled, "printed_by": printed_by, "subclasses_agree": subclasses_agree}
