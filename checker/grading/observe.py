@@ -189,7 +189,8 @@ def _probe_seed(calls: Calls, name: str) -> int:
     for args, kwargs in calls:
         for value in [*args, *kwargs.values()]:
             is_tensor = isinstance(value, torch.Tensor)
-            digest.update(value.detach().cpu().contiguous().numpy().tobytes() if is_tensor else repr(value).encode())
+            digest.update(value.detach().cpu().contiguous().flatten().view(torch.uint8).numpy().tobytes()
+                          if is_tensor else repr(value).encode())
     return int.from_bytes(digest.digest()[:6], "big")
 
 
@@ -229,12 +230,15 @@ def call_gradients(entry: Any, module: Any, calls: Calls, arguments: bool = True
 
 def _gradients(entry: Any, runner: Any, calls: Calls, more: list[tuple[str, Any]] = (),
                arguments: str = "by name") -> list[Any]:
-    """Per call: the gradient of the sum of the floating-point outputs with respect to each floating-point
+    """Per call: the gradient of a weighted sum of the floating-point outputs with respect to each floating-point
     tensor argument (`arguments`: labelled "by name" or "by place", or "" for none), then to each parameter of
-    a module entry, then to each of `more` (None where there is none)."""
+    a module entry, then to each of `more` (None where there is none). The weights are drawn from the call's own
+    inputs, the same for the file and the reference: a plain sum is blind where the outputs' sum is constant (a
+    softmax's rows, a normalised matrix), whatever the backward does."""
     parameters = [*(sorted(entry.named_parameters()) if isinstance(entry, torch.nn.Module) else []), *more]
     found = []
     for args, kwargs in calls:
+        weights = torch.Generator().manual_seed(_probe_seed([(args, kwargs)], "gradients"))
         args = tuple(_leaf(a) for a in args)
         kwargs = {k: _leaf(v) for k, v in kwargs.items()}
         for _, parameter in parameters:
@@ -242,8 +246,8 @@ def _gradients(entry: Any, runner: Any, calls: Calls, more: list[tuple[str, Any]
         try:
             with printing_into(io.StringIO()):
                 outputs = runner(*args, **kwargs)
-                total = sum((t.sum() for t in tensors_in(outputs) if t.requires_grad and t.is_floating_point()),
-                            torch.zeros(()))
+                total = sum(((t * torch.randn(t.shape, generator=weights).to(t.dtype)).sum()
+                             for t in tensors_in(outputs) if t.requires_grad and t.is_floating_point()), torch.zeros(()))
                 if total.requires_grad:
                     total.backward()
         except Exception as err:  # noqa: BLE001 - reported as this call's gradients
