@@ -219,13 +219,17 @@ def call_gradients(entry: Any, module: Any, calls: Calls, arguments: bool = True
     """What every check asks of the eager calls' gradients (strict.py's eager-matches): `_gradients`, with the
     parameters of a function entry's module-level modules too (a loss's `HEAD`), by their names, and the
     arguments by their place (a decorated entry's wrapper names them otherwise); `arguments` False: the
-    parameters' alone. The entry is called as a training step calls it, under no stance: measured on torch
-    2.13, `torch.cond`'s backward fails for a forward run under the force_eager stance ("object of type 'bool'
-    has no len()")."""
+    parameters' alone. The entry runs eagerly, as the eager calls ran it, and where that fails, once more under
+    no stance: measured on torch 2.13, `torch.cond`'s backward fails for a forward run under the force_eager
+    stance ("object of type 'bool' has no len()"), while under no stance a process that has compiled the entry
+    before may compile it again (while-loop-nms's unfixed loop then stops on its data-dependent branch)."""
     found = [] if isinstance(entry, torch.nn.Module) else sorted(
         (f"{name}.{path}", parameter) for name, value in vars(module).items() if isinstance(value, torch.nn.Module)
         for path, parameter in value.named_parameters())
-    return _gradients(entry, entry, calls, found, arguments="by place" if arguments else "")
+    labels = "by place" if arguments else ""
+    eagerly = _gradients(entry, _runner(entry, "eager"), calls, found, labels)
+    return [_gradients(entry, entry, [call], found, labels)[0] if "error" in result else result
+            for call, result in zip(calls, eagerly)]
 
 
 def _gradients(entry: Any, runner: Any, calls: Calls, more: list[tuple[str, Any]] = (),
