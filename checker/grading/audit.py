@@ -32,15 +32,16 @@ def run_audit(exercise: Exercise, seed: draws.Seed, default_trial: Any) -> Itera
     """Yields the reference on the trial draws, then the replay's verdict.
 
     First {"stage", "outputs" (one per trial draw), "inputs_after" (its tensor inputs as the reference's call
-    left them, per trial draw), "gradients" (observe.call_gradients, per trial draw), "cases", "observed" (what the reference does for each
-    mode's behaviour contracts), "orders"}; then {"status": pass|fail|skip, "message", "called" (the
-    operations of the graphs it replayed), "holds" (those the graphs' outputs depend on)}. The reference
+    left them, per trial draw), "gradients" (observe.call_gradients, per trial draw), "cases", "observed"
+    (what the reference does for each mode's behaviour contracts), "orders"}; then {"status": pass|fail|skip,
+    "message", "called" (the operations of the graphs it replayed), "holds" (those the graphs' outputs depend
+    on)}. The reference
     comes first, so that a recorded graph that crashes its replay leaves it standing.
     """
     trial_draws = draws.draws(exercise, seed.trial)
     orders = {mode: draws.call_order(len(trial_draws), seed.trial, mode) for mode in TRIAL_MODES}
     replay_draws = draws.draws(exercise, seed.replay, REPLAY_DRAWS_PER_CASE, replay=True)
-    unseen = draws.unseen_sizes(exercise, trial_draws, seed.replay, beyond=_largest_integer(default_trial))
+    unseen = draws.unseen_sizes(exercise, trial_draws, seed.replay, beyond=_largest_bound(default_trial))
     try:
         left: list[Any] = []
         outputs = reference.outputs(exercise, [trial_draws[i] for i in orders["default"]], left)
@@ -67,7 +68,7 @@ def run_audit(exercise: Exercise, seed: draws.Seed, default_trial: Any) -> Itera
         yield {"status": "fail", "message": f"{err}."}
 
 
-def _largest_integer(trial: Any) -> int:
+def _largest_bound(trial: Any) -> int:
     """The largest integer among the recorded graphs' arguments (a padding bound, a loop's fixed length) and the
     sizes of the constant tensors they hold (a table sliced to each input's length); 0."""
     records = (trial.get("graphs") if isinstance(trial, dict) else None) or []

@@ -48,7 +48,8 @@ def _compare(name: str, exercise: Exercise, payload: dict[str, Any], ref: dict[s
         difference = output_difference(got_left, want_left, exercise.rtol, exercise.atol)
         if difference:
             return CheckResult(name, FAIL, f"the {label} call changed its inputs in place otherwise than the reference "
-                               f"does, on {which} (the caller's tensors are not as the reference leaves them): {difference}")
+                               f"does, on {which} (the caller's tensors are not as the reference leaves them): "
+                               f"{difference}")
     if len(outputs) != len(expected):
         return CheckResult(name, FAIL, f"{len(outputs)} of {len(expected)} calls returned")
     if payload["mode"] == "eager":  # and the gradients a training step would take, through the eager calls
