@@ -1,6 +1,7 @@
 """The checks that compare what the file computes with what the reference computes on the same fresh draws:
 eager-matches and compiled-matches. Call by call, in each mode's own order: the outputs, the caller's tensors as
-each call leaves them, and, through the eager calls, the gradients a training step takes.
+each call leaves them, and, through the eager calls and those compiled in default mode, the gradients a training step
+takes.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ def eager_matches(exercise: Exercise, payload: dict[str, Any], ref: dict[str, An
 
 
 def compiled_matches(exercise: Exercise, payloads: list[dict[str, Any] | None], ref: dict[str, Any]) -> CheckResult:
-    """compiled-matches: the outputs and inputs as left of default mode, then of fullgraph mode."""
+    """compiled-matches: the outputs, inputs as left and gradients of default mode, then the outputs and inputs as
+    left of fullgraph mode."""
     for payload in payloads:
         if payload is None or payload["stage"] != "done" or payload["diagnosis"]["error"]:
             return CheckResult("compiled-matches", SKIP, "needs the function to compile and run first")
@@ -52,11 +54,11 @@ def _compare(name: str, exercise: Exercise, payload: dict[str, Any], ref: dict[s
                                f"{difference}")
     if len(outputs) != len(expected):
         return CheckResult(name, FAIL, f"{len(outputs)} of {len(expected)} calls returned")
-    if payload["mode"] == "eager":  # and the gradients a training step would take, through the eager calls
+    if payload["mode"] in ("eager", "default"):  # and the gradients a training step takes, eagerly and compiled
         difference = gradients_difference(payload.get("gradients"), [ref["gradients"][draw] for draw in order],
                                           exercise.rtol, exercise.atol)
         if difference:
-            return CheckResult(name, FAIL, f"the eager outputs equal the reference's, but not their gradients: "
+            return CheckResult(name, FAIL, f"the {label} outputs equal the reference's, but not their gradients: "
                                f"{difference}")
     return CheckResult(name, PASS, f"{label} output equals the reference on all {len(expected)} calls "
                        "(fresh inputs, in an order of this mode's own)")

@@ -215,18 +215,22 @@ def _evaluate(expression: str, module: Any, mode: str, path: str, seed: int = 0,
     return plain(value)
 
 
-def call_gradients(entry: Any, module: Any, calls: Calls, arguments: bool = True) -> list[Any]:
+def call_gradients(entry: Any, module: Any, calls: Calls, arguments: bool = True, compiled: bool = False) -> list[Any]:
     """What every check asks of the eager calls' gradients (strict.py's eager-matches): `_gradients`, with the
     parameters of a function entry's module-level modules too (a loss's `HEAD`), by their names, and the
     arguments by their place (a decorated entry's wrapper names them otherwise); `arguments` False: the
     parameters' alone. The entry runs eagerly, as the eager calls ran it, and where that fails, once more under
     no stance: measured on torch 2.13, `torch.cond`'s backward fails for a forward run under the force_eager
     stance ("object of type 'bool' has no len()"), while under no stance a process that has compiled the entry
-    before may compile it again (while-loop-nms's unfixed loop then stops on its data-dependent branch)."""
+    before may compile it again (while-loop-nms's unfixed loop then stops on its data-dependent branch).
+    `compiled`: the gradients of the entry compiled afresh instead (default mode), which a training step takes
+    through the compiled code: a branch on `is_compiling()` that detaches what it computes is seen there."""
     found = [] if isinstance(entry, torch.nn.Module) else sorted(
         (f"{name}.{path}", parameter) for name, value in vars(module).items() if isinstance(value, torch.nn.Module)
         for path, parameter in value.named_parameters())
     labels = "by place" if arguments else ""
+    if compiled:
+        return _gradients(entry, _runner(entry, "default"), calls, found, labels)
     eagerly = _gradients(entry, _runner(entry, "eager"), calls, found, labels)
     return [_gradients(entry, entry, [call], found, labels)[0] if "error" in result else result
             for call, result in zip(calls, eagerly)]

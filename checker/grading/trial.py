@@ -190,9 +190,10 @@ def run_trial(exercise: Exercise, path: str, mode: str, snapshot: tamper.Snapsho
             trial["observed"] = observe.observe(contracts, mode, module, entry, given, imported, called, path, loggers)
         except BaseException as err:  # noqa: BLE001 - e.g. SystemExit from a probe: the contracts fail
             trial["observed"] = {"error": _describe(err, path)}
-    if mode == "eager" and watch and not diagnosis.error:  # after the probes, which expect the calls alone before them
-        try:
-            trial["gradients"] = observe.call_gradients(entry, module, given, exercise.input_gradients)
+    if mode in ("eager", "default") and watch and not diagnosis.error:  # after the probes (they expect the calls
+        try:                                                             # alone before them) and the findings
+            trial["gradients"] = observe.call_gradients(entry, module, given, exercise.input_gradients,
+                                                        compiled=(mode == "default"))
         except BaseException as err:  # noqa: BLE001 - e.g. SystemExit from a backward: eager-matches fails
             trial["gradients"] = [{"error": observe.error_line(err)}]
     if mode == "default" and watch:

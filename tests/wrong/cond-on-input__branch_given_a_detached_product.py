@@ -1,5 +1,6 @@
 """cond-on-input, a wrong fix. `torch.cond` handed `h.detach()`: the same output, and no gradient for the weight
-(contract eager-matches)."""
+(contract eager-matches)
+(contract compiled-matches)."""
 
 import torch
 

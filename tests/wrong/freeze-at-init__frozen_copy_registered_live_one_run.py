@@ -1,6 +1,7 @@
 """freeze-at-init, "fixed" by registering a frozen copy of the encoder and running an unfrozen one: the copy is what
 nn.Module's table holds under `feature_encoder`, the live encoder is the instance attribute forward reads (put there
-with object.__setattr__), and its weights still train (contract eager-matches) (contract encoder-frozen); built with
+with object.__setattr__), and its weights still train (contract eager-matches)
+(contract compiled-matches) (contract encoder-frozen); built with
 the flag off, the registered encoder is again not the one forward runs (contract encoder-trains-when-asked); built
 to train the encoder, its loss is not the original's either (contract same-loss-when-it-trains)."""
 

@@ -1,5 +1,6 @@
 """freeze-at-init, "fixed" by wrapping the encoder's weights in a Parameter subclass whose `requires_grad` property
 says False while autograd's flag stays True: the encoder still trains (contract eager-matches)
+(contract compiled-matches)
 (contract encoder-frozen); built to train the encoder, its loss is not the original's either
 (contract same-loss-when-it-trains)."""
 

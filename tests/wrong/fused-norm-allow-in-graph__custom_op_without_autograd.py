@@ -1,6 +1,7 @@
 """fused-norm-allow-in-graph, "fixed" with a custom operator around the Function and no `register_autograd`: one graph
 and the same outputs, but autograd cannot go through the operator (it has no formula; the Function's own backward is
-behind it), and the task asks to keep the gradients (contract eager-matches) (contract gradients-match); the
+behind it), and the task asks to keep the gradients (contract eager-matches)
+(contract compiled-matches) (contract gradients-match); the
 gradient of the norm where its `eps` matters cannot be taken either (contract norm-as-vendored)."""
 
 import torch

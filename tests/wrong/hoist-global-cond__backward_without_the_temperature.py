@@ -1,6 +1,7 @@
 """hoist-global-cond, a wrong fix. The logits divided by the temperature in the forward pass alone, so the backward
 drops its factor: the probabilities are right, their gradients are not (a plain sum of a softmax's rows hides any
-backward; the check weighs the outputs) (contract eager-matches)."""
+backward; the check weighs the outputs) (contract eager-matches)
+(contract compiled-matches)."""
 
 import torch
 import torch.nn.functional as F

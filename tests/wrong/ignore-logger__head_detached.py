@@ -1,5 +1,6 @@
 """ignore-logger, a wrong fix. The regression head's weight and bias detached: the same loss, and no gradient for the
-head it trains (contract eager-matches)."""
+head it trains (contract eager-matches)
+(contract compiled-matches)."""
 
 import logging
 

@@ -1,5 +1,6 @@
 """loop-early-exit, a wrong fix. The row normalisers detached: the same matrix, another gradient, which a plain sum of
-a normalised matrix hides (contract eager-matches)."""
+a normalised matrix hides (contract eager-matches)
+(contract compiled-matches)."""
 
 import torch
 

@@ -1,5 +1,6 @@
 """module-level-dataclass, a wrong fix. The boxes' sizes built from a detached prediction: the same loss, and another
-gradient (contract eager-matches)."""
+gradient (contract eager-matches)
+(contract compiled-matches)."""
 
 import dataclasses
 

@@ -1,6 +1,7 @@
 """tolist-weights, a wrong fix. Straight-through weights (`hard + c - c.detach()`): the same loss, and a gradient into
 `weak`, where the reference's weights pass none; every check compares the eager calls' gradients
-(contract eager-matches)."""
+(contract eager-matches)
+(contract compiled-matches)."""
 
 import torch
 import torch.nn.functional as F
