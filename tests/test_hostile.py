@@ -137,6 +137,55 @@ def test_the_replay_draws_past_the_trial_with_the_same_signatures():
     assert min(int(d.args[1].max()) for d in draws.draws(rotary, 5, 4, replay=True)) > 1 << 20
 
 
+def test_what_an_example_fixes_for_the_caller_is_drawn_once_per_check_for_trial_and_replay_alike():
+    """A domain value (a head width, a caller's threshold) is one per check: every call of the trial and of the
+    replay has it, so the trial's graphs serve the replay; other checks draw others, none the examples' own."""
+    from checker.course import draws
+
+    exercise = find_exercise("nonstrict-vendored")
+    widths = set()
+    for seed in range(12):
+        trial = draws.draws(exercise, seed)
+        replayed = draws.draws(exercise, seed + 1000, 3, replay=True, domain_seed=seed)
+        assert [draws.signature(d) for d in trial] == [draws.signature(d) for d in replayed[::3]]
+        chosen = draws.domain_values(exercise, seed)
+        assert [d.args[0].shape[-1] for d in trial] == [chosen["width"], chosen["wide"]]
+        widths.add((chosen["width"], chosen["wide"]))
+    assert len(widths) > 1 and not any(4 in pair for pair in widths)
+    stack = find_exercise("stack-frames")
+    assert len({d.args[1] for d in draws.draws(stack, 3)}) == 1  # one context per check: no call compiles again
+
+
+@pytest.mark.parametrize("domain, draw, problem", [
+    ("{ width = [6, 8] }", '{ randn = [2, "height"] }', "not all in its domain"),
+    ('{ width = ["six"] }', '{ randn = [2, "width"] }', "list of numbers"),
+    ("{ width = [6, 8] }", '{ domain = "width", seed = 3 }', "stands alone"),
+])
+def test_a_draw_names_only_values_of_its_exercise_domain(tmp_path, domain, draw, problem):
+    import dataclasses
+
+    from checker.course.manifest import ManifestError
+    from checker.course.resolver import find_course
+
+    (tmp_path / "exercises.toml").write_text(f"""
+[[exercise]]
+id = "x"
+title = "x"
+file = "01_cat_bug.py"
+entry = "f"
+chapter = "recompilations"
+category = "recompilations"
+points = 1
+hints = ["a hint"]
+max_compilations = 2
+domain = {domain}
+inputs = [{{ args = [{{ randn = [2, 4] }}], draw = {{ args = [{draw}] }} }}]
+""", encoding="utf-8")
+    course = dataclasses.replace(find_course(), manifest_path=tmp_path / "exercises.toml")
+    with pytest.raises(ManifestError, match=problem):
+        load_exercises(course)
+
+
 def test_a_graph_fullgraph_quietly_captures_is_refused_where_default_mode_breaks():
     """The unfixed mask-where under fullgraph=True: one graph, right values, but a boolean mask inside."""
     import torch

@@ -61,6 +61,23 @@ def fresh_seed() -> int:
     return secrets.randbits(48)
 
 
+def domain_values(exercise: Exercise, seed: int) -> dict[str, Any]:
+    """The value each name of the exercise's domain takes in the check whose trial seed is `seed`."""
+    return {name: random.Random(_derive(seed, "domain", name)).choice(values)
+            for name, values in exercise.domain.items()}
+
+
+def _in_domain(spec: Any, chosen: dict[str, Any]) -> Any:
+    """A draw generator with the check's domain values put in: `{ domain = NAME }` is the value itself; a name in
+    a random tensor's shape is the size."""
+    if not isinstance(spec, dict) or not chosen:
+        return spec
+    if "domain" in spec:
+        return chosen[spec["domain"]]
+    return {key: [chosen.get(size, size) if isinstance(size, str) else size for size in value]
+            if key in ("randn", "rand", "randint", "bernoulli") else value for key, value in spec.items()}
+
+
 def draw_spec(exercise: Exercise, case: int, position: int | str, replay: bool = False) -> Any:
     """The generator of one argument of one case: its `draw` entry, else the example's own spec. `replay`: its
     `replay_draw` entry first, where it has one (what the grader's replay draws, past the trial's bounds)."""
@@ -74,14 +91,16 @@ def draw_spec(exercise: Exercise, case: int, position: int | str, replay: bool =
             or example.kwargs[position])
 
 
-def draws(exercise: Exercise, seed: int, per_case: int = DRAWS_PER_CASE, replay: bool = False) -> list[Draw]:
+def draws(exercise: Exercise, seed: int, per_case: int = DRAWS_PER_CASE, replay: bool = False,
+          domain_seed: int | None = None) -> list[Draw]:
     """`per_case` fresh draws of every example case, case by case; the same for the same seed. `replay`: from
-    the cases' replay generators, where they have one."""
-    made = []
+    the cases' replay generators, where they have one. The domain's values come from `domain_seed` (the trial's
+    seed, for the replay's draws too), by default `seed`."""
+    made, chosen = [], domain_values(exercise, seed if domain_seed is None else domain_seed)
     for case, example in enumerate(exercise.inputs):
         for copy in range(per_case):
             def value(position: int | str) -> Any:
-                spec = draw_spec(exercise, case, position, replay)
+                spec = _in_domain(draw_spec(exercise, case, position, replay), chosen)
                 return build_draw(spec, _derive(seed, case, copy, position))
             made.append(Draw(case, tuple(value(i) for i in range(len(example.args))),
                              {key: value(key) for key in example.kwargs}))
@@ -93,7 +112,7 @@ BEYOND_AT_MOST = 4096  # the largest size a draw past a graph's own constants ta
 
 
 def unseen_sizes(exercise: Exercise, trial_draws: list[Draw], seed: int, count: int = UNSEEN_SIZES,
-                 beyond: int = 0) -> list[Draw]:
+                 beyond: int = 0, domain_seed: int | None = None) -> list[Draw]:
     """For an exercise about recompilation (`max_compilations`): draws at sizes the trial never called with.
 
     A graph is claimed for the sizes the trial drew; one that picks its answer by the size it is called
@@ -113,6 +132,7 @@ def unseen_sizes(exercise: Exercise, trial_draws: list[Draw], seed: int, count: 
     if not seen:
         return []
     rng = random.Random(_derive(seed, "unseen"))
+    chosen = domain_values(exercise, seed if domain_seed is None else domain_seed)
     sizes = [n for n in range(min(seen), 2 * max(seen) + 1) if n not in seen]
     # One past the bound, and twice past it: a bound one above the largest integer (`range(n)` of a padded
     # length n) still serves the first.
@@ -126,7 +146,7 @@ def unseen_sizes(exercise: Exercise, trial_draws: list[Draw], seed: int, count: 
         old_size = next((_shape(example.args[p])[d] for p, d in free if p < len(example.args)
                          and _shape(example.args[p])), None)
         def value(position: int) -> Any:
-            spec = draw_spec(exercise, case, position)
+            spec = _in_domain(draw_spec(exercise, case, position), chosen)
             shape = _shape(spec)
             if shape and not any(isinstance(spec.get(k), list) for k in ("scale", "shift")):
                 maker = next(k for k in ("randn", "rand", "randint", "bernoulli") if k in spec)

@@ -91,6 +91,11 @@ class Exercise:
     # Whether eager-matches compares the gradients of the entry's tensor arguments as well as of its parameters;
     # false where a correct fix may stop them at the inputs (a frozen encoder run under no_grad).
     input_gradients: bool = True
+    # Values drawn once per check from the trial seed and shared by every call of it, the replay's included (so
+    # every call keeps the signature its graphs were compiled for): name -> the values it may take. A draw
+    # generator names one as `{ domain = "name" }` for a plain argument, or as a string in a random tensor's
+    # shape. What the examples fix (a head width, a caller's threshold) is so graded over its whole range.
+    domain: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     # What the task asks the code to keep doing, each graded as a named check (see contracts.py).
     contracts: tuple[Contract, ...] = ()
     # Changes to the solution that still pass, each (mutant, why): "delete: <its line>" or "unwrap: <its
@@ -237,7 +242,7 @@ def _located(exercise: Exercise, course: Course) -> Exercise:
 _REQUIRED = ("id", "title", "file", "entry", "chapter", "category", "points", "hints", "inputs")
 _OPTIONAL = ("expected_break", "fails_eagerly", "allowed_config", "rtol", "atol", "task", "forbidden_ops",
              "opaque_calls", "opaque_step", "max_compilations", "polyfills", "input_gradients", "variant", "contract", "equivalent",
-             "formerly")
+             "formerly", "domain")
 # The checks every exercise has: a contract cannot take one of their names.
 BUILT_IN_CHECKS = ("eager-runs", "eager-matches", "fullgraph-compiles", "no-graph-breaks", "compiled-matches",
                    "nothing-switched-off", "no-recompilation", "replay-matches")
@@ -268,7 +273,8 @@ def _exercise_from_table(table: dict[str, Any]) -> Exercise:
     if not isinstance(formerly, list) or not all(
             isinstance(old, str) and old.endswith(".py") and Path(old).name == old for old in formerly):
         raise ManifestError(f"exercise {name}: formerly must list plain file names ending in .py, not {formerly!r}")
-    inputs = tuple(_input_from_table(name, case) for case in table["inputs"])
+    domain = _domain_from_table(name, table.get("domain", {}))
+    inputs = tuple(_input_from_table(name, case, domain) for case in table["inputs"])
     if not inputs:
         raise ManifestError(f"exercise {name}: needs at least one input")
     contracts = _contracts_from_tables(name, table.get("contract", ()))
@@ -283,8 +289,16 @@ def _exercise_from_table(table: dict[str, Any]) -> Exercise:
                   forbidden_ops=tuple(table.get("forbidden_ops", ())), formerly=tuple(formerly),
                   polyfills=tuple(table.get("polyfills", ())),
                   variants=tuple(_variant_from_table(name, variant) for variant in table.get("variant", ())),
-                  contracts=contracts, equivalent=equivalent)
+                  contracts=contracts, equivalent=equivalent, domain=domain)
     return Exercise(**fields)
+
+
+def _domain_from_table(name: str, table: Any) -> dict[str, tuple[Any, ...]]:
+    if not isinstance(table, dict) or not all(
+            isinstance(values, list) and values and all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                                        for v in values) for values in table.values()):
+        raise ManifestError(f"exercise {name}: domain maps each name to a list of numbers, not {table!r}")
+    return {key: tuple(values) for key, values in table.items()}
 
 
 def _contracts_from_tables(name: str, tables: Any) -> tuple[Contract, ...]:
@@ -320,7 +334,7 @@ def _variant_from_table(name: str, table: dict[str, Any]) -> Variant:
                    solution=table.get("solution", ""), hints=tuple(table.get("hints", ())), skip=table.get("skip", ""))
 
 
-def _input_from_table(name: str, case: dict[str, Any]) -> InputCase:
+def _input_from_table(name: str, case: dict[str, Any], domain: dict[str, tuple[Any, ...]] | None = None) -> InputCase:
     args = tuple(case.get("args", ()))
     kwargs = dict(case.get("kwargs", {}))
     draw, replay = case.get("draw", {}), case.get("replay_draw", {})
@@ -331,8 +345,17 @@ def _input_from_table(name: str, case: dict[str, Any]) -> InputCase:
     replay_args, replay_kwargs = tuple(replay.get("args", ())), dict(replay.get("kwargs", {}))
     if max(len(draw_args), len(replay_args)) > len(args) or (set(draw_kwargs) | set(replay_kwargs)) - set(kwargs):
         raise ManifestError(f"exercise {name}: a draw generator for an argument the input does not have")
-    for value in (*args, *kwargs.values(), *draw_args, *draw_kwargs.values(), *replay_args, *replay_kwargs.values()):
+    for value in (*args, *kwargs.values()):
         if isinstance(value, dict) and value:
+            _validate_tensor_spec(name, value)
+    for value in (*draw_args, *draw_kwargs.values(), *replay_args, *replay_kwargs.values()):
+        named = domain_names(value)
+        if named - set(domain or {}):
+            raise ManifestError(f"exercise {name}: a draw names {sorted(named)}, not all in its domain "
+                                f"{sorted(domain or {})}")
+        if isinstance(value, dict) and "domain" in value and set(value) != {"domain"}:
+            raise ManifestError(f"exercise {name}: `{{ domain = NAME }}` stands alone in a draw, not in {value}")
+        if isinstance(value, dict) and value and "domain" not in value:
             _validate_tensor_spec(name, value)
     return InputCase(args=args, kwargs=kwargs, note=case.get("note", ""), draw_args=draw_args, draw_kwargs=draw_kwargs,
                      replay_args=replay_args, replay_kwargs=replay_kwargs)
@@ -348,6 +371,16 @@ def _validate_tensor_spec(name: str, spec: dict[str, Any]) -> None:
         raise ManifestError(f"exercise {name}: unknown tensor-spec keys {sorted(extra)}")
     if spec.get("dtype", "float32") not in DTYPES:
         raise ManifestError(f"exercise {name}: dtype must be one of {DTYPES}")
+
+
+def domain_names(spec: Any) -> set[str]:
+    """The domain names a draw generator uses: `{ domain = "name" }`, or strings in a random tensor's shape."""
+    if not isinstance(spec, dict):
+        return set()
+    if "domain" in spec:
+        return {spec["domain"]}
+    return {size for maker in ("randn", "rand", "randint", "bernoulli") for size in spec.get(maker, ())
+            if isinstance(size, str)}
 
 
 def build_call(case: InputCase, index: int) -> tuple[tuple[Any, ...], dict[str, Any]]:

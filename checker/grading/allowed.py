@@ -41,6 +41,10 @@ _CONTEXT_CALLS = (
 # leave in the graph (2.10 also records `_check_is_size` for nonzero's size). They read and raise, nothing else.
 _ASSERTION_CALLS = ("torch._assert_async", "torch._assert", "torch._assert_scalar", "torch._check",
                     "torch._check_is_size", "torch._check_with")
+# `math` functions of a symbolic size, as Dynamo records them (`math.sqrt(q.shape[-1])` of a dynamic width):
+# functions of the numbers they are given, nothing else.
+_SYMBOLIC_MATH = {f"torch._sym_{name}" for name in (
+    "sqrt", "log2", "sin", "cos", "tan", "sinh", "cosh", "tanh", "asin", "acos", "atan")}
 # Python's arithmetic, bitwise and comparison operators, each in-place form, and indexing in and out.
 _OPERATOR_ALLOWED = {
     "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "neg", "pos", "abs", "invert", "not_",
@@ -95,6 +99,8 @@ def resolve(name: str) -> Callable[..., Any]:
         raise Refused("a call target that is not a name")
     if name in _CONTEXT_CALLS or name in _ASSERTION_CALLS:
         return _CONTAINED.get(name) or named_call(name)
+    if name in _SYMBOLIC_MATH:
+        return named_call(name)
     if name == "builtins.getattr":  # `w.T`, `x.real`: Dynamo records a tensor's view attributes this way
         return _tensor_attribute
     if name.startswith("torch.ops."):

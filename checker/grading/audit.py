@@ -40,8 +40,9 @@ def run_audit(exercise: Exercise, seed: draws.Seed, default_trial: Any) -> Itera
     """
     trial_draws = draws.draws(exercise, seed.trial)
     orders = {mode: draws.call_order(len(trial_draws), seed.trial, mode) for mode in TRIAL_MODES}
-    replay_draws = draws.draws(exercise, seed.replay, REPLAY_DRAWS_PER_CASE, replay=True)
-    unseen = draws.unseen_sizes(exercise, trial_draws, seed.replay, beyond=_largest_bound(default_trial))
+    replay_draws = draws.draws(exercise, seed.replay, REPLAY_DRAWS_PER_CASE, replay=True, domain_seed=seed.trial)
+    unseen = draws.unseen_sizes(exercise, trial_draws, seed.replay, beyond=_largest_bound(default_trial),
+                                domain_seed=seed.trial)
     try:
         left: list[Any] = []
         outputs = reference.outputs(exercise, [trial_draws[i] for i in orders["default"]], left)

@@ -422,7 +422,9 @@ def graph_inputs(inputs: list[dict[str, Any]], parameters: list[str], args: tupl
             raise Refused(f"a graph input named after no argument of the call ({spec.get('name')!r})")
         value = bound[spec["name"]]
         if kind == "argument":
-            values.append(value)
+            # a float argument that is a graph input is one Dynamo did not specialise: it passes it to the graph
+            # as a 0-d float64 tensor, which the graph reads with `.item()`
+            values.append(torch.tensor(value, dtype=torch.float64) if type(value) is float else value)
         elif kind in ("size", "stride") and isinstance(value, torch.Tensor) and isinstance(spec.get("index"), int):
             values.append(getattr(value, kind)(spec["index"]))
         else:

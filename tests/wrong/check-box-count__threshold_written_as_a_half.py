@@ -1,5 +1,7 @@
 """check-box-count, a wrong fix. The boxes counted and checked against 0.5 written out, whatever `threshold` the caller
-passes: with 0.95 and no box above it, it does not raise (contract raises-without-boxes)."""
+passes: with 0.95 and no box above it, it does not raise
+(contract eager-matches) (contract compiled-matches) (contract replay-matches)
+(contract raises-without-boxes)."""
 
 import torch
 

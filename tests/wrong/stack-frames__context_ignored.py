@@ -1,5 +1,6 @@
-"""stack-frames, a wrong fix. The `context` argument is ignored: right on the draws, not what the task asks
-(contract windows-of-any-context)."""
+"""stack-frames, a wrong fix. The `context` argument is ignored: wrong on the draws, whose context each check draws
+(contract eager-matches) (contract compiled-matches) (contract replay-matches),
+and not what the task asks (contract windows-of-any-context)."""
 
 import torch
 

@@ -1,5 +1,7 @@
 """stack-frames, a wrong fix. The caller's `context` ignored (always 3), unless stdout is a string buffer, as a probe's
-used to be (contract windows-of-any-context)."""
+used to be
+(contract eager-matches) (contract compiled-matches) (contract replay-matches)
+(contract windows-of-any-context)."""
 
 import contextlib
 
