@@ -131,13 +131,18 @@ WRONG = sorted((HERE / "wrong").glob("*.py"))
 @pytest.mark.parametrize("path", WRONG, ids=lambda p: p.stem)
 def test_a_wrong_fix_fails_the_contract_it_breaks(path):
     exercise = find_exercise(path.stem.split("__")[0], EXERCISES)
-    contracts = re.findall(r"\(contract ([\w-]+)\)", path.read_text(encoding="utf-8"))
+    text = path.read_text(encoding="utf-8")
+    contracts = re.findall(r"\(contract ([\w-]+)\)", text)
+    # "(contract NAME, on most draws)": a check the draws catch it on, but not on every one (a batch of the same
+    # accuracy as the rest); the check named plainly catches it on every draw
+    sometimes = set(re.findall(r"\(contract ([\w-]+), on most draws\)", text))
     report = check_file(exercise, path)
     checks = {check.name: check for check in report.checks}
     assert contracts and report.status == FAIL, report.to_dict()
     assert all(checks[contract].status == FAIL for contract in contracts), report.to_dict()
     # only those; a check that does not apply (the replay of a graph calling the file's own code) fails nothing
-    assert [c.name for c in report.checks if c.status not in (PASS, SKIP)] == contracts, report.to_dict()
+    failing = [c.name for c in report.checks if c.status not in (PASS, SKIP)]
+    assert [name for name in failing if name not in sometimes] == contracts, report.to_dict()
 
 
 ALTERNATIVES = sorted(p for p in (HERE / "alternatives").glob("*.py") if not p.name.endswith(".rejected.py"))

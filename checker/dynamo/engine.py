@@ -258,14 +258,16 @@ def recording(focus_file: str | None = None, config_baseline: dict[str, Any] | N
 
 def diagnose(fn: Callable[..., Any], calls: Iterable[tuple[tuple[Any, ...], dict[str, Any]]] | tuple[Any, ...],
              mode: str = "default", *, focus_file: str | None = None,
-             config_baseline: dict[str, Any] | None = None) -> Diagnosis:
+             config_baseline: dict[str, Any] | None = None,
+             around: Callable[[int], Any] | None = None) -> Diagnosis:
     """Run `fn` on every call in `mode` and account for graphs, graph breaks, outputs and errors.
 
     `calls` is a list of (args, kwargs) pairs, or a plain tuple of positional arguments for one call.
     mode: "eager" runs fn under set_stance("force_eager"); "default" compiles with fullgraph=False (breaks
     are recorded, the program goes on); "fullgraph" compiles with fullgraph=True (a break is an error).
     `focus_file` is the file whose lines a break should point at (the learner's); by default the
-    innermost frame outside torch. Calls stop at the first error.
+    innermost frame outside torch. Calls stop at the first error. `around(i)`, where given, is a context manager
+    the i-th call runs in (eager mode: the checker runs some calls without autograd).
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
@@ -275,10 +277,10 @@ def diagnose(fn: Callable[..., Any], calls: Iterable[tuple[tuple[Any, ...], dict
     _reset()
     with recording(focus_file, config_baseline) as rec:
         runner = fn if mode == "eager" else _compile(fn, backend=rec.backend, fullgraph=(mode == "fullgraph"))
-        for args, kwargs in calls:
+        for index, (args, kwargs) in enumerate(calls):
             try:
                 if mode == "eager":
-                    with _set_stance("force_eager"):
+                    with _set_stance("force_eager"), (around(index) if around else contextlib.nullcontext()):
                         diagnosis.outputs.append(runner(*args, **kwargs))
                 else:
                     diagnosis.outputs.append(runner(*args, **kwargs))

@@ -48,7 +48,8 @@ def run_audit(exercise: Exercise, seed: draws.Seed, default_trial: Any) -> Itera
         outputs = reference.outputs(exercise, [trial_draws[i] for i in orders["default"]], left)
         expected = reference.outputs(exercise, replay_draws)
         unseen_expected = reference.outputs(exercise, unseen)
-        observed = reference.observations(exercise, trial_draws, orders)
+        observed = reference.observations(exercise, trial_draws, orders,
+                                          draws.untrained_calls(len(orders["eager"]), seed.trial))
         gradients = reference.gradients(exercise, trial_draws)
     except Exception as err:  # noqa: BLE001 - a reference that does not run is a broken course, said by the caller
         yield {"stage": "broken", "problem": f"{type(err).__name__}: {err}"}

@@ -137,6 +137,23 @@ def _observe_one(contract: Contract, mode: str, module: Any, entry: Any, calls: 
     return _gradients(entry, runner, calls)
 
 
+@contextlib.contextmanager
+def untrained(entry: Any, module: Any) -> Iterator[None]:
+    """A call as an evaluation loop makes it: under `torch.no_grad()`, with the entry's modules (a function
+    entry's: the file's module-level modules) in evaluation mode, each put back as it was afterwards."""
+    roots = [entry] if isinstance(entry, torch.nn.Module) else [
+        value for value in vars(module).values() if isinstance(value, torch.nn.Module)]
+    modes = [(part, part.training) for root in roots for part in root.modules()]
+    try:
+        with torch.no_grad():
+            for part, _ in modes:
+                part.training = False
+            yield
+    finally:
+        for part, training in modes:
+            part.training = training
+
+
 def _runner(entry: Any, mode: str) -> Any:
     """The entry as the mode runs it: eagerly under the force_eager stance, or compiled afresh with Dynamo's
     eager backend (the probes run after the mode's diagnosis, whose compilation is gone)."""

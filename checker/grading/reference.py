@@ -57,10 +57,11 @@ def gradients(exercise: Exercise, calls: list[draws.Draw]) -> list[Any]:
         sys.modules.pop(module.__name__, None)
 
 
-def observations(exercise: Exercise, trial_draws: list[draws.Draw],
-                            orders: dict[str, list[int]]) -> dict[str, dict[str, Any]]:
+def observations(exercise: Exercise, trial_draws: list[draws.Draw], orders: dict[str, list[int]],
+                 untrained: frozenset[int] = frozenset()) -> dict[str, dict[str, Any]]:
     """What the solution does for the contracts of each mode: imported afresh (its effects and state start
-    from nothing, as the checked file's do in each mode) and run eagerly on that mode's calls, in its order."""
+    from nothing, as the checked file's do in each mode) and run eagerly on that mode's calls, in its order;
+    the eager mode's calls at the places in `untrained` as an evaluation loop makes them, as the file's ran."""
     observed, path, loggers = {}, str(exercise.solution_path), observe.loggers_of(exercise)
     for mode in TRIAL_MODES:
         # An interface contract is a property of the file's own result: the reference's is not needed (and
@@ -82,8 +83,10 @@ def observations(exercise: Exercise, trial_draws: list[draws.Draw],
                 sys.modules.pop(module.__name__, None)
             entry = getattr(module, exercise.entry)
             with observe.capture(path, loggers) as called, engine._set_stance("force_eager"):
-                for args, kwargs in calls:
-                    entry(*(fresh_copy(a) for a in args), **{k: fresh_copy(v) for k, v in kwargs.items()})
+                for index, (args, kwargs) in enumerate(calls):
+                    with (observe.untrained(entry, module) if mode == "eager" and index in untrained
+                          else contextlib.nullcontext()):
+                        entry(*(fresh_copy(a) for a in args), **{k: fresh_copy(v) for k, v in kwargs.items()})
             observed[mode] = observe.observe(contracts, "eager", module, entry, calls, imported, called, path, loggers,
                                              reference=True)
         finally:

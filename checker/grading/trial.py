@@ -16,6 +16,7 @@ program does (`registers_operators`).
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import gc
 import importlib.util
@@ -56,14 +57,15 @@ def run_trials(exercise: Exercise, path: str, seed: int) -> Iterator[dict[str, A
     fresh = draws.draws(exercise, seed)  # built before any learner code runs too
     orders = {mode: draws.call_order(len(fresh), seed, mode) for mode in TRIAL_MODES}
     own_process = registers_operators(path)
+    untrained = draws.untrained_calls(len(orders["eager"]), seed)
     state = ProcessState.save()
     for mode in TRIAL_MODES:
         state.restore()
         calls = [(fresh[i].args, fresh[i].kwargs) for i in orders[mode]]
         if own_process:
-            yield _in_own_process(lambda: run_trial(exercise, path, mode, snapshot, calls))
+            yield _in_own_process(lambda: run_trial(exercise, path, mode, snapshot, calls, untrained=untrained))
             continue
-        trial = run_trial(exercise, path, mode, snapshot, calls)
+        trial = run_trial(exercise, path, mode, snapshot, calls, untrained=untrained)
         trial["output_end"] = _output_position()
         yield trial
 
@@ -142,10 +144,11 @@ def _in_own_process(trial: Any) -> dict[str, Any]:
 
 def run_trial(exercise: Exercise, path: str, mode: str, snapshot: tamper.Snapshot | None = None,
               calls: list[tuple[tuple[Any, ...], dict[str, Any]]] | None = None,
-              watch: bool = True) -> dict[str, Any]:
+              watch: bool = True, untrained: frozenset[int] = frozenset()) -> dict[str, Any]:
     """Examine `path` in `mode`; returns a dict of plain values and tensors (see module docstring).
 
-    `watch=False` (course code only: the reference) skips the tamper snapshot and the graph records.
+    `watch=False` (course code only: the reference) skips the tamper snapshot and the graph records. In eager
+    mode, the calls at the places in `untrained` run as an evaluation loop makes them (observe.untrained).
     """
     snapshot = snapshot or (tamper.Snapshot.take() if watch else None)  # before any learner code runs
     if watch:  # before the learner's import: what their file has compiled is read as their file is
@@ -169,7 +172,10 @@ def run_trial(exercise: Exercise, path: str, mode: str, snapshot: tamper.Snapsho
              for args, kwargs in calls]  # a function that changes its inputs in place changes no other mode's
     try:
         with observe.capture(path, loggers) as called:
-            diagnosis = engine.diagnose(entry, calls, mode, focus_file=path, config_baseline=snapshot.config if snapshot else None)
+            around = (lambda i: observe.untrained(entry, module) if i in untrained else contextlib.nullcontext()) \
+                if mode == "eager" and untrained else None
+            diagnosis = engine.diagnose(entry, calls, mode, focus_file=path,
+                                        config_baseline=snapshot.config if snapshot else None, around=around)
     except BaseException as err:  # noqa: BLE001 - e.g. SystemExit raised from inside the entry
         return {"mode": mode, "stage": "call", "error": _describe(err, path)}
     findings = snapshot.findings(exercise.allowed_config, entry, diagnosis.config_changed, diagnosis.stances,

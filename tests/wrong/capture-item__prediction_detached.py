@@ -1,5 +1,6 @@
 """capture-item, a wrong fix. The prediction detached inside the loss: the same value, and no gradient to train with
-(contract eager-matches)."""
+(contract eager-matches)
+(contract compiled-matches)."""
 
 import torch
 

@@ -1,5 +1,6 @@
 """cat-bug, a wrong fix. The tokens detached before the concatenation: the same output, and no gradient for them
-(contract eager-matches)."""
+(contract eager-matches)
+(contract compiled-matches)."""
 
 import torch
 
