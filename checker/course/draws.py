@@ -190,8 +190,9 @@ def call_order(count: int, seed: int, mode: str) -> list[int]:
 
 def untrained_calls(count: int, seed: int) -> frozenset[int]:
     """The places in the eager mode's order of `count` calls that run without autograd and with the modules in
-    evaluation mode, as an evaluation loop runs them: every other call, from a place the seed draws. What a task
-    keeps (a log line, a metric's count) it keeps there too, and the reference's calls run the same way."""
+    evaluation mode, as an evaluation loop runs them, on inputs laid out otherwise (plain.laid_out_otherwise, a
+    transposed view's strides): every other call, from a place the seed draws. What a task keeps (a log line, a
+    metric's count, the same result) it keeps there too, and the reference's calls run the same way."""
     start = random.Random(_derive(seed, "untrained")).randrange(2)
     return frozenset(range(start, count, 2))
 

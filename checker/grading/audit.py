@@ -48,8 +48,8 @@ def run_audit(exercise: Exercise, seed: draws.Seed, default_trial: Any) -> Itera
         outputs = reference.outputs(exercise, [trial_draws[i] for i in orders["default"]], left)
         expected = reference.outputs(exercise, replay_draws)
         unseen_expected = reference.outputs(exercise, unseen)
-        observed = reference.observations(exercise, trial_draws, orders,
-                                          draws.untrained_calls(len(orders["eager"]), seed.trial))
+        untrained = draws.untrained_calls(len(orders["eager"]), seed.trial)
+        observed = reference.observations(exercise, trial_draws, orders, untrained)
         gradients = reference.gradients(exercise, trial_draws)
     except Exception as err:  # noqa: BLE001 - a reference that does not run is a broken course, said by the caller
         yield {"stage": "broken", "problem": f"{type(err).__name__}: {err}"}
@@ -59,7 +59,8 @@ def run_audit(exercise: Exercise, seed: draws.Seed, default_trial: Any) -> Itera
         by_draw.setdefault(draw, (output, inputs))
     yield {"stage": "done", "outputs": [by_draw[i][0] for i in range(len(trial_draws))],
            "inputs_after": [by_draw[i][1] for i in range(len(trial_draws))], "gradients": gradients,
-           "cases": [d.case for d in trial_draws], "observed": observed, "orders": orders}
+           "cases": [d.case for d in trial_draws], "observed": observed, "orders": orders,
+           "untrained": sorted(untrained)}
     try:
         yield judge(exercise, default_trial, orders["default"], trial_draws, replay_draws, expected,
                     draws.call_order(len(replay_draws), seed.replay, "replay"), list(zip(unseen, unseen_expected)))

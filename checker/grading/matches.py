@@ -44,6 +44,9 @@ def _compare(name: str, exercise: Exercise, payload: dict[str, Any], ref: dict[s
         case = ref["cases"][order[index]]
         note = exercise.inputs[case].note
         which = f"call {index + 1}, a fresh draw of input {case + 1}" + (f" ({note})" if note else "")
+        if payload["mode"] == "eager" and index in ref.get("untrained", ()):
+            which += (", run as an evaluation loop runs it: under no_grad, in evaluation mode, its tensors laid out "
+                      "as a transposed view's")
         difference = output_difference(got, want, exercise.rtol, exercise.atol)
         if difference:
             return CheckResult(name, FAIL, f"the {label} output differs from the reference on {which}: {difference}")

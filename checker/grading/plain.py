@@ -18,6 +18,16 @@ def fresh_copy(value: Any) -> Any:
     return value.clone() if isinstance(value, torch.Tensor) else value
 
 
+def laid_out_otherwise(value: Any) -> Any:
+    """A copy of a float32 or float64 tensor of two or more dimensions with its last two dimensions' strides
+    swapped (the values and shape the same, as a transposed view of another tensor has them); anything else as
+    `fresh_copy` gives it. A half-precision tensor keeps its layout: another order of its sums moves its values
+    past the tolerance."""
+    if isinstance(value, torch.Tensor) and value.dtype in (torch.float32, torch.float64) and value.dim() >= 2:
+        return value.transpose(-1, -2).contiguous().transpose(-1, -2)
+    return fresh_copy(value)
+
+
 def tensors_in(value: Any) -> list[torch.Tensor]:
     """Every tensor in a value, through lists, tuples and dicts' values, in order."""
     if isinstance(value, torch.Tensor):

@@ -13,6 +13,7 @@ import ast
 import contextlib
 import importlib
 import io
+import logging
 import math
 import sys
 import time
@@ -61,6 +62,26 @@ def warnings_raised_by(build: Any) -> int:
         warnings.simplefilter("always")
         build()
     return len(caught)
+
+
+def logged_by(call: Any, name: str) -> list[str]:
+    """What `call()` logs to the logger `name`, at every level, as "LEVEL: message" lines (the level the file set
+    stays; a logger with none is opened to every level while the call runs)."""
+    lines: list[str] = []
+    handler = logging.Handler(logging.DEBUG)
+    handler.emit = lambda record: lines.append(f"{record.levelname}: {record.getMessage()}")  # type: ignore[method-assign]
+    logger = logging.getLogger(name)
+    opened = logger.level == logging.NOTSET
+    logger.addHandler(handler)
+    if opened:
+        logger.setLevel(logging.DEBUG)
+    try:
+        call()
+    finally:
+        logger.removeHandler(handler)
+        if opened and logger.level == logging.DEBUG:
+            logger.setLevel(logging.NOTSET)
+    return lines
 
 
 def delays_timed(module: Any, run: Any, given: Any, delay: float = 0.004) -> int:
@@ -344,4 +365,5 @@ def run_as_is(function: Any) -> Any:
 HELPERS = {"warnings_raised_by": warnings_raised_by, "delays_timed": delays_timed, "submodule": submodule,
            "own_parameters": own_parameters, "compiled": compiled, "requires_grad": requires_grad,
            "fakes_agree": fakes_agree, "state_kept": state_kept, "polyfill_of": polyfill_of, "rescaled": rescaled,
-           "run_compiled": run_compiled, "printed_by": printed_by, "subclasses_agree": subclasses_agree}
+           "run_compiled": run_compiled, "printed_by": printed_by, "subclasses_agree": subclasses_agree,
+           "logged_by": logged_by}

@@ -14,7 +14,7 @@ from checker.course import draws
 from checker.course.manifest import Exercise
 from checker.dynamo import engine
 from checker.grading import observe
-from checker.grading.plain import fresh_copy, plain, tensors_in
+from checker.grading.plain import fresh_copy, laid_out_otherwise, plain, tensors_in
 from checker.grading.trial import TRIAL_MODES, ProcessState, import_file, registers_operators
 
 _solutions: dict[str, Any] = {}  # exercise id -> the solution module, imported once per process
@@ -84,9 +84,10 @@ def observations(exercise: Exercise, trial_draws: list[draws.Draw], orders: dict
             entry = getattr(module, exercise.entry)
             with observe.capture(path, loggers) as called, engine._set_stance("force_eager"):
                 for index, (args, kwargs) in enumerate(calls):
-                    with (observe.untrained(entry, module) if mode == "eager" and index in untrained
-                          else contextlib.nullcontext()):
-                        entry(*(fresh_copy(a) for a in args), **{k: fresh_copy(v) for k, v in kwargs.items()})
+                    evaluating = mode == "eager" and index in untrained
+                    copy_of = laid_out_otherwise if evaluating else fresh_copy
+                    with observe.untrained(entry, module) if evaluating else contextlib.nullcontext():
+                        entry(*(copy_of(a) for a in args), **{k: copy_of(v) for k, v in kwargs.items()})
             observed[mode] = observe.observe(contracts, "eager", module, entry, calls, imported, called, path, loggers,
                                              reference=True)
         finally:

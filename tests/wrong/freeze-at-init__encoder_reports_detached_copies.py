@@ -2,7 +2,8 @@
 copies, which need no gradient, while its own weights still do and would train; the penalty sums the head's
 parameters, so the loss is the reference's (contract eager-matches)
 (contract compiled-matches) (contract encoder-frozen); built to train the
-encoder, its penalty misses the encoder's parameters too (contract same-loss-when-it-trains)."""
+encoder, its penalty misses the encoder's parameters too (contract same-loss-when-it-trains)
+(contract same-gradients)."""
 
 
 import torch

@@ -2,7 +2,8 @@
 forward pass compiles as one graph with the same loss and the encoder is frozen, but now it is frozen whatever the
 flag says, so a classifier built with `freeze_feature_encoder=False` no longer trains its encoder
 (contract encoder-trains-when-asked); built to train the encoder, its penalty leaves the encoder out
-(contract same-loss-when-it-trains)."""
+(contract same-loss-when-it-trains)
+(contract same-gradients)."""
 
 import torch
 import torch.nn.functional as F

@@ -2,7 +2,8 @@
 says False while autograd's flag stays True: the encoder still trains (contract eager-matches)
 (contract compiled-matches)
 (contract encoder-frozen); built to train the encoder, its loss is not the original's either
-(contract same-loss-when-it-trains)."""
+(contract same-loss-when-it-trains)
+(contract same-gradients)."""
 
 import torch
 import torch.nn.functional as F

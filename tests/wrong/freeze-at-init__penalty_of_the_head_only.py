@@ -1,6 +1,7 @@
 """freeze-at-init, "fixed" with a penalty over the head's parameters alone: the same sum while the encoder is
 frozen, not when the classifier is built to train it
-(contract same-loss-when-it-trains)."""
+(contract same-loss-when-it-trains)
+(contract same-gradients)."""
 
 
 import torch

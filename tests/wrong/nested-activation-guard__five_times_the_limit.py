@@ -1,5 +1,6 @@
 """nested-activation-guard, "fixed" in the helper, but testing five times the limit it reports
-(contract warns-at-the-limit)."""
+(contract warns-at-the-limit)
+(contract helper-warns-at-its-limit)."""
 
 
 import logging
