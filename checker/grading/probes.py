@@ -69,7 +69,7 @@ def logged_by(call: Any, name: str) -> list[str]:
     stays; a logger with none is opened to every level while the call runs)."""
     lines: list[str] = []
     handler = logging.Handler(logging.DEBUG)
-    handler.emit = lambda record: lines.append(f"{record.levelname}: {record.getMessage()}")  # type: ignore[method-assign]
+    handler.emit = lambda record: lines.append(f"{record.levelname}: {record.getMessage()}")  # type: ignore
     logger = logging.getLogger(name)
     opened = logger.level == logging.NOTSET
     logger.addHandler(handler)
