@@ -58,10 +58,15 @@ def printing_into(copy: io.StringIO) -> Any:
 
 def warnings_raised_by(build: Any) -> int:
     """How many warnings `build()` raises: for a contract's expression (`warnings_raised_by(lambda: ...)`)."""
+    return len(warning_texts(build))
+
+
+def warning_texts(build: Any) -> list[str]:
+    """The text of each warning `build()` raises, for a contract that asks whether a warning names a value."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         build()
-    return len(caught)
+    return [str(each.message) for each in caught]
 
 
 def logged_by(call: Any, name: str) -> list[str]:
@@ -362,8 +367,8 @@ def run_as_is(function: Any) -> Any:
     return function
 
 
-HELPERS = {"warnings_raised_by": warnings_raised_by, "delays_timed": delays_timed, "submodule": submodule,
-           "own_parameters": own_parameters, "compiled": compiled, "requires_grad": requires_grad,
+HELPERS = {"warnings_raised_by": warnings_raised_by, "warning_texts": warning_texts, "delays_timed": delays_timed,
+           "submodule": submodule, "own_parameters": own_parameters, "compiled": compiled, "requires_grad": requires_grad,
            "fakes_agree": fakes_agree, "state_kept": state_kept, "polyfill_of": polyfill_of, "rescaled": rescaled,
            "run_compiled": run_compiled, "printed_by": printed_by, "subclasses_agree": subclasses_agree,
            "logged_by": logged_by}
