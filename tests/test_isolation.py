@@ -3,6 +3,7 @@
 import logging
 import os
 import textwrap
+import time
 import warnings
 
 import torch
@@ -49,6 +50,24 @@ def test_a_job_runs_in_its_own_process_and_group():
     (pid1, group1), (pid2, group2) = (o.payload for o in outcomes)
     assert len({pid1, pid2, os.getpid()}) == 3
     assert pid1 == group1 and pid2 == group2
+
+
+def test_the_graders_own_work_runs_beside_the_child_and_stays_out_of_its_reach():
+    made: list[str] = []
+    started: list[float] = []
+
+    def child():
+        time.sleep(1.0)
+        return list(made), time.monotonic()  # the grader's list as the child sees it, after the grader filled it
+
+    def meanwhile():
+        started.append(time.monotonic())
+        made.append("the reference's outputs")
+
+    outcome = run_jobs([child], Limits(timeout=10), meanwhile=meanwhile)[0]
+    seen, ended = outcome.payload
+    assert made == ["the reference's outputs"] and seen == []
+    assert started[0] < ended  # it ran while the child did, not after
 
 
 def test_a_hanging_job_is_killed_with_what_it_started(tmp_path):

@@ -28,47 +28,58 @@ from checker.grading.trial import TRIAL_MODES, ProcessState
 REPLAY_DRAWS_PER_CASE = 2
 
 
-def run_audit(exercise: Exercise, seed: draws.Seed, default_trial: Any) -> Iterator[dict[str, Any]]:
-    """Yields the reference on the trial draws, then the replay's verdict.
-
-    First {"stage", "outputs" (one per trial draw), "inputs_after" (its tensor inputs as the reference's call
-    left them, per trial draw), "gradients" (observe.call_gradients, per trial draw), "cases", "observed"
-    (what the reference does for each mode's behaviour contracts), "orders"}; then {"status": pass|fail|skip,
-    "message", "called" (the operations of the graphs it replayed), "holds" (those the graphs' outputs depend
-    on)}. The reference
-    comes first, so that a recorded graph that crashes its replay leaves it standing.
-    """
+def run_audit(exercise: Exercise, seed: draws.Seed, default_trial: Any,
+              on_trial: dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:
+    """Yields the reference on the trial draws (`on_trial`: as `reference_on_trial` made it already), then the
+    replay's verdict. The reference comes first, so that a recorded graph that crashes its replay leaves it
+    standing."""
+    on_trial = on_trial or reference_on_trial(exercise, seed.trial)
     trial_draws = draws.draws(exercise, seed.trial)
-    orders = {mode: draws.call_order(len(trial_draws), seed.trial, mode) for mode in TRIAL_MODES}
     replay_draws = draws.draws(exercise, seed.replay, REPLAY_DRAWS_PER_CASE, replay=True, domain_seed=seed.trial)
     unseen = draws.unseen_sizes(exercise, trial_draws, seed.replay, beyond=_largest_bound(default_trial),
                                 domain_seed=seed.trial)
-    try:
-        left: list[Any] = []
-        outputs = reference.outputs(exercise, [trial_draws[i] for i in orders["default"]], left)
-        expected = reference.outputs(exercise, replay_draws)
-        unseen_expected = reference.outputs(exercise, unseen)
-        untrained = draws.untrained_calls(len(orders["eager"]), seed.trial)
-        observed = reference.observations(exercise, trial_draws, orders, untrained)
-        gradients = reference.gradients(exercise, trial_draws)
-    except Exception as err:  # noqa: BLE001 - a reference that does not run is a broken course, said by the caller
-        yield {"stage": "broken", "problem": f"{type(err).__name__}: {err}"}
+    if on_trial.get("stage") == "done":
+        try:
+            expected = reference.outputs(exercise, replay_draws)
+            unseen_expected = reference.outputs(exercise, unseen)
+        except Exception as err:  # noqa: BLE001 - a reference that does not run is a broken course, said by the caller
+            on_trial = {"stage": "broken", "problem": f"{type(err).__name__}: {err}"}
+    yield on_trial
+    if on_trial.get("stage") != "done":
         return
-    by_draw: dict[int, Any] = {}
-    for draw, output, inputs in zip(orders["default"], outputs, left):
-        by_draw.setdefault(draw, (output, inputs))
-    yield {"stage": "done", "outputs": [by_draw[i][0] for i in range(len(trial_draws))],
-           "inputs_after": [by_draw[i][1] for i in range(len(trial_draws))], "gradients": gradients,
-           "cases": [d.case for d in trial_draws], "observed": observed, "orders": orders,
-           "untrained": sorted(untrained)}
     try:
-        yield judge(exercise, default_trial, orders["default"], trial_draws, replay_draws, expected,
+        yield judge(exercise, default_trial, on_trial["orders"]["default"], trial_draws, replay_draws, expected,
                     draws.call_order(len(replay_draws), seed.replay, "replay"), list(zip(unseen, unseen_expected)))
     except replay.NotReplayable as err:
         yield {"status": "skip", "message": f"not applicable: {err}, and its graphs cannot be replayed without "
                "the file's own code; this verdict rests on the sandboxed run on fresh inputs"}
     except replay.Refused as err:
         yield {"status": "fail", "message": f"{err}."}
+
+
+def reference_on_trial(exercise: Exercise, trial_seed: int) -> dict[str, Any]:
+    """The reference on the trial draws, which the trial seed alone decides (so the grader may run it while the
+    trial does): {"stage", "outputs" (one per trial draw), "inputs_after" (its tensor inputs as the reference's
+    call left them, per trial draw), "gradients" (observe.call_gradients, per trial draw), "cases", "observed"
+    (what the reference does for each mode's behaviour contracts), "orders", "untrained"}, or {"stage": "broken",
+    "problem"}."""
+    trial_draws = draws.draws(exercise, trial_seed)
+    orders = {mode: draws.call_order(len(trial_draws), trial_seed, mode) for mode in TRIAL_MODES}
+    try:
+        left: list[Any] = []
+        outputs = reference.outputs(exercise, [trial_draws[i] for i in orders["default"]], left)
+        untrained = draws.untrained_calls(len(orders["eager"]), trial_seed)
+        observed = reference.observations(exercise, trial_draws, orders, untrained)
+        gradients = reference.gradients(exercise, trial_draws)
+    except Exception as err:  # noqa: BLE001 - a reference that does not run is a broken course, said by the caller
+        return {"stage": "broken", "problem": f"{type(err).__name__}: {err}"}
+    by_draw: dict[int, Any] = {}
+    for draw, output, inputs in zip(orders["default"], outputs, left):
+        by_draw.setdefault(draw, (output, inputs))
+    return {"stage": "done", "outputs": [by_draw[i][0] for i in range(len(trial_draws))],
+            "inputs_after": [by_draw[i][1] for i in range(len(trial_draws))], "gradients": gradients,
+            "cases": [d.case for d in trial_draws], "observed": observed, "orders": orders,
+            "untrained": sorted(untrained)}
 
 
 def _largest_bound(trial: Any) -> int:
@@ -98,8 +109,10 @@ def _largest_bound(trial: Any) -> int:
     return found
 
 
-def audit_here(exercise: Exercise, seed: draws.Seed, default_trial: Any) -> sandbox.Outcome:
-    """The audit in this process (the grader, which never imports learner code), as a sandbox outcome.
+def audit_here(exercise: Exercise, seed: draws.Seed, default_trial: Any,
+               on_trial: dict[str, Any] | None = None) -> sandbox.Outcome:
+    """The audit in this process (the grader, which never imports learner code), as a sandbox outcome;
+    `on_trial`: the reference on the trial draws, made already (`reference_here`).
 
     A fork per check would cost a quarter of the check again; the replay runs only allow-listed torch
     operations on data, so what a recorded graph can still do here is waste time or memory. Settings
@@ -108,7 +121,7 @@ def audit_here(exercise: Exercise, seed: draws.Seed, default_trial: Any) -> sand
     started, results, state = time.monotonic(), [], ProcessState.save()
     try:
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            for part in run_audit(exercise, seed, default_trial):
+            for part in run_audit(exercise, seed, default_trial, on_trial):
                 results.append(part)
     except Exception as err:  # noqa: BLE001 - whatever a recorded graph does here is a finding about it
         results.append({"status": "fail", "message": f"the grader's replay of the graph stopped: "
@@ -117,6 +130,17 @@ def audit_here(exercise: Exercise, seed: draws.Seed, default_trial: Any) -> sand
         state.restore()
     return sandbox.Outcome(results=results, complete=len(results) == 2, output="", exit_code=0, signal_number=None,
                            timed_out=False, seconds=time.monotonic() - started)
+
+
+def reference_here(exercise: Exercise, trial_seed: int) -> dict[str, Any]:
+    """`reference_on_trial` in this process, quietly, with the settings the reference changes put back: what a
+    grader that audits itself runs while the trial does (the trial seed is all it needs)."""
+    state = ProcessState.save()
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            return reference_on_trial(exercise, trial_seed)
+    finally:
+        state.restore()
 
 
 def judge(exercise: Exercise, trial: Any, order: list[int], trial_draws: list[draws.Draw],

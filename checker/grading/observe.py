@@ -19,7 +19,6 @@ import importlib
 import importlib.util
 import inspect
 import io
-import logging
 import math
 import os
 import secrets
@@ -32,7 +31,7 @@ from checker.course.contracts import Contract
 from checker.course.manifest import Exercise, build_call
 from checker.dynamo import engine
 from checker.grading.plain import fresh_copy, plain, tensors_in
-from checker.grading.probes import HELPERS, built, printing_into, rebuilt_with, run_as_is
+from checker.grading.probes import HELPERS, built, logs_of, printing_into, rebuilt_with, run_as_is
 
 Calls = list[tuple[tuple[Any, ...], dict[str, Any]]]
 
@@ -59,25 +58,13 @@ def _warnings_home() -> Any:
 _WARNINGS_HOME = _warnings_home()
 
 
-class _Records(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.lines: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        try:
-            self.lines.append(f"{record.levelname}: {record.getMessage()}")
-        except Exception:  # noqa: BLE001 - a record that cannot be formatted still counts
-            self.lines.append(f"{record.levelname}: {record.msg!r}")
-
-
 @contextlib.contextmanager
 def capture(path: str, loggers: tuple[str, ...] = ()) -> Iterator[dict[str, Any]]:
     """While the block runs: what is printed, the warnings shown from the file at `path` (by Python's usual
     filters, which show a warning once per line of a freshly imported module), and the records of `loggers`
     at every level. Everything is still printed and shown. The dict it yields is filled when the block ends."""
     seen: dict[str, Any] = {"stdout": "", "warnings": [], "logs": []}
-    printed, handler, caught = io.StringIO(), _Records(), []
+    printed, caught = io.StringIO(), []
     # Warnings are read where `warnings.catch_warnings(record=True)` reads them, below `warnings.showwarning`,
     # which stays Python's own: a file that looks at it sees what it sees in any program.
     home = _WARNINGS_HOME
@@ -87,27 +74,16 @@ def capture(path: str, loggers: tuple[str, ...] = ()) -> Iterator[dict[str, Any]
         caught.append((message.category.__name__, str(message.message), message.filename))
         shown(message)
 
-    opened = [logging.getLogger(name) for name in loggers]
-    lowered = [logger for logger in opened if logger.level == logging.NOTSET]  # a level the file set stays
-    with printing_into(printed):
+    with printing_into(printed), logs_of(loggers) as lines:
         home._showwarnmsg_impl = record
-        for logger in opened:
-            logger.addHandler(handler)
-        for logger in lowered:
-            logger.setLevel(logging.DEBUG)
         try:
             yield seen
         finally:
             if home._showwarnmsg_impl is record:
                 home._showwarnmsg_impl = shown
-            for logger in opened:
-                logger.removeHandler(handler)
-            for logger in lowered:
-                if logger.level == logging.DEBUG:
-                    logger.setLevel(logging.NOTSET)
             seen["stdout"] = printed.getvalue()
             seen["warnings"] = [f"{kind}: {text}" for kind, text, where in caught if _same_file(where, path)]
-            seen["logs"] = handler.lines
+            seen["logs"] = lines
 
 
 def observe(contracts: list[Contract], mode: str, module: Any, entry: Any, calls: Calls, imported: dict[str, Any],

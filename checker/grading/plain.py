@@ -28,6 +28,13 @@ def laid_out_otherwise(value: Any) -> Any:
     return fresh_copy(value)
 
 
+def copied_call(args: tuple[Any, ...], kwargs: dict[str, Any], evaluating: bool = False) -> tuple[tuple, dict]:
+    """One call's arguments, copied for it: `laid_out_otherwise` where the call runs as an evaluation loop makes
+    it (`evaluating`), `fresh_copy` otherwise. The file's calls and the reference's are copied alike."""
+    copy_of = laid_out_otherwise if evaluating else fresh_copy
+    return tuple(copy_of(a) for a in args), {k: copy_of(v) for k, v in kwargs.items()}
+
+
 def tensors_in(value: Any) -> list[torch.Tensor]:
     """Every tensor in a value, through lists, tuples and dicts' values, in order."""
     if isinstance(value, torch.Tensor):

@@ -70,23 +70,46 @@ def warning_texts(build: Any) -> list[str]:
 
 
 def logged_by(call: Any, name: str) -> list[str]:
-    """What `call()` logs to the logger `name`, at every level, as "LEVEL: message" lines (the level the file set
-    stays; a logger with none is opened to every level while the call runs)."""
+    """What `call()` logs to the logger `name`, at every level, as "LEVEL: message" lines (`logs_of`)."""
+    with logs_of((name,)) as lines:
+        call()
+    return lines
+
+
+class _Records(logging.Handler):
+    def __init__(self, lines: list[str], names: tuple[str, ...]) -> None:
+        super().__init__(logging.DEBUG)
+        self.lines, self.names = lines, names
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not any(record.name == name or record.name.startswith(name + ".") for name in self.names):
+            return
+        try:
+            self.lines.append(f"{record.levelname}: {record.getMessage()}")
+        except Exception:  # noqa: BLE001 - a record that cannot be formatted still counts
+            self.lines.append(f"{record.levelname}: {record.msg!r}")
+
+
+@contextlib.contextmanager
+def logs_of(names: tuple[str, ...]) -> Any:
+    """While the block runs, the records of the loggers `names` at every level, as "LEVEL: message" lines in the
+    list it yields: a logger with no level of its own is opened to every level meanwhile (a level the file set
+    stays), and every record still goes where it went. The records are read where a program's own handlers
+    read them, on the root logger (`logging.basicConfig`'s): a logger the file stops from propagating logs
+    nothing the program sees, and nothing here either."""
     lines: list[str] = []
-    handler = logging.Handler(logging.DEBUG)
-    handler.emit = lambda record: lines.append(f"{record.levelname}: {record.getMessage()}")  # type: ignore
-    logger = logging.getLogger(name)
-    opened = logger.level == logging.NOTSET
-    logger.addHandler(handler)
-    if opened:
+    handler, root = _Records(lines, tuple(names)), logging.getLogger()
+    lowered = [logger for logger in map(logging.getLogger, names) if logger.level == logging.NOTSET]
+    root.addHandler(handler)
+    for logger in lowered:
         logger.setLevel(logging.DEBUG)
     try:
-        call()
+        yield lines
     finally:
-        logger.removeHandler(handler)
-        if opened and logger.level == logging.DEBUG:
-            logger.setLevel(logging.NOTSET)
-    return lines
+        root.removeHandler(handler)
+        for logger in lowered:
+            if logger.level == logging.DEBUG:
+                logger.setLevel(logging.NOTSET)
 
 
 def delays_timed(module: Any, run: Any, given: Any, delay: float = 0.004) -> int:
@@ -361,6 +384,25 @@ def built(generator: Any, make: Any, *args: Any, **kwargs: Any) -> Any:
         return make(*args, **kwargs)
 
 
+def compilations(function: Any, calls: list[tuple[Any, ...]]) -> int:
+    """For a contract's expression (`compilations(stack_frames, [(x, 3), ...]) <= 2`): how many graphs `function`,
+    compiled afresh, compiles over `calls`, one argument tuple each, in their order, whatever the draws' lengths
+    were: a file that compiles again past some length the draws never reach is seen. Compiled on the reference
+    too (its count is the course's: `gbcheck verify`)."""
+    graphs: list[int] = []
+
+    def count(graph: Any, example_inputs: Any) -> Any:
+        graphs.append(len(graph.graph.nodes))
+        return graph.forward
+
+    torch._dynamo.reset()  # what earlier compilations of the function learned of its sizes is not this count's
+    counted = torch.compile(function, backend=count)
+    with engine._set_stance("default"):
+        for args in calls:
+            counted(*args)
+    return len(graphs)
+
+
 def run_as_is(function: Any) -> Any:
     """`run_compiled` on the reference: its compiled code computes what its eager code does (the course proves it:
     `gbcheck verify`), so the probe runs it eagerly there, and a check compiles once, not twice."""
@@ -371,4 +413,4 @@ HELPERS = {"warnings_raised_by": warnings_raised_by, "warning_texts": warning_te
            "submodule": submodule, "own_parameters": own_parameters, "compiled": compiled, "requires_grad": requires_grad,
            "fakes_agree": fakes_agree, "state_kept": state_kept, "polyfill_of": polyfill_of, "rescaled": rescaled,
            "run_compiled": run_compiled, "printed_by": printed_by, "subclasses_agree": subclasses_agree,
-           "logged_by": logged_by}
+           "logged_by": logged_by, "compilations": compilations}

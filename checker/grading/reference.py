@@ -14,7 +14,7 @@ from checker.course import draws
 from checker.course.manifest import Exercise
 from checker.dynamo import engine
 from checker.grading import observe
-from checker.grading.plain import fresh_copy, laid_out_otherwise, plain, tensors_in
+from checker.grading.plain import copied_call, plain, tensors_in
 from checker.grading.trial import TRIAL_MODES, ProcessState, import_file, registers_operators
 
 _solutions: dict[str, Any] = {}  # exercise id -> the solution module, imported once per process
@@ -37,8 +37,7 @@ def outputs(exercise: Exercise, calls: list[draws.Draw], left: list[Any] | None 
     entry, found = getattr(solution_module(exercise), exercise.entry), []
     with contextlib.redirect_stdout(io.StringIO()), engine._set_stance("force_eager"):
         for draw in calls:
-            args = tuple(fresh_copy(a) for a in draw.args)
-            kwargs = {k: fresh_copy(v) for k, v in draw.kwargs.items()}
+            args, kwargs = copied_call(draw.args, draw.kwargs)
             found.append(plain(entry(*args, **kwargs)))
             if left is not None:
                 left.append(plain(tensors_in([args, kwargs])))
@@ -46,8 +45,15 @@ def outputs(exercise: Exercise, calls: list[draws.Draw], left: list[Any] | None 
 
 
 def gradients(exercise: Exercise, calls: list[draws.Draw]) -> list[Any]:
-    """The solution's gradients on each of `calls` (observe.call_gradients), run eagerly."""
-    module = solution_module(exercise)
+    """The solution's gradients on each of `calls` (observe.call_gradients), run eagerly, on the solution imported
+    afresh where it can be: the module `outputs` runs keeps its state for the replay's calls, whether the grader
+    takes the gradients before them (while the trial runs: audit.reference_here) or after."""
+    path = str(exercise.solution_path)
+    if registers_operators(path):  # registered once per process: the module imported once serves
+        module = solution_module(exercise)
+    else:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            module = import_file(path, prefix="reference_gradients_")
     sys.modules[module.__name__] = module  # `torch.cond` run eagerly has Dynamo trace its branches from their module
     try:
         with contextlib.redirect_stdout(io.StringIO()):
@@ -85,9 +91,9 @@ def observations(exercise: Exercise, trial_draws: list[draws.Draw], orders: dict
             with observe.capture(path, loggers) as called, engine._set_stance("force_eager"):
                 for index, (args, kwargs) in enumerate(calls):
                     evaluating = mode == "eager" and index in untrained
-                    copy_of = laid_out_otherwise if evaluating else fresh_copy
+                    args, kwargs = copied_call(args, kwargs, evaluating)
                     with observe.untrained(entry, module) if evaluating else contextlib.nullcontext():
-                        entry(*(copy_of(a) for a in args), **{k: copy_of(v) for k, v in kwargs.items()})
+                        entry(*args, **kwargs)
             observed[mode] = observe.observe(contracts, "eager", module, entry, calls, imported, called, path, loggers,
                                              reference=True)
         finally:

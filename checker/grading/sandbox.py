@@ -153,11 +153,14 @@ class _Running:
 
 
 def run_jobs(jobs: list[Job | Callable[[], Any]], limits: Limits = Limits(), parallel: int = 1,
-             on_done: Callable[[int, Outcome], None] | None = None) -> list[Outcome]:
+             on_done: Callable[[int, Outcome], None] | None = None,
+             meanwhile: Callable[[], None] | None = None) -> list[Outcome]:
     """Run each job in its own forked child, at most `parallel` at once; outcomes in job order.
 
     A job is a `Job` or a plain callable. `on_done(index, outcome)` is called in the grader as each
-    job finishes (to save results or show progress).
+    job finishes (to save results or show progress). `meanwhile` runs in the grader once the first children
+    have started, while they run (work of the grader's own that no child may see); a child that runs past
+    its deadline meanwhile is killed when it returns.
     """
     jobs = [job if isinstance(job, Job) else Job(job) for job in jobs]
     # Move the grader's objects out of the garbage collector's sight: a child's first collection would
@@ -172,6 +175,9 @@ def run_jobs(jobs: list[Job | Callable[[], Any]], limits: Limits = Limits(), par
                 index = pending.pop(0)
                 child = _start(jobs[index], index, limits, others=list(running.values()))
                 running[child.pidfd] = child
+            if meanwhile is not None:
+                meanwhile, then = None, meanwhile
+                then()
             _wait_some(running, limits, outcomes, on_done)
     finally:
         for child in running.values():  # interrupted: leave no child behind
@@ -180,8 +186,9 @@ def run_jobs(jobs: list[Job | Callable[[], Any]], limits: Limits = Limits(), par
     return outcomes  # type: ignore[return-value]
 
 
-def run_job(job: Job | Callable[[], Any], limits: Limits = Limits()) -> Outcome:
-    return run_jobs([job], limits)[0]
+def run_job(job: Job | Callable[[], Any], limits: Limits = Limits(),
+            meanwhile: Callable[[], None] | None = None) -> Outcome:
+    return run_jobs([job], limits, meanwhile=meanwhile)[0]
 
 
 def _start(job: Job, index: int, limits: Limits, others: list[_Running]) -> _Running:

@@ -43,7 +43,7 @@ from checker.course.manifest import Exercise
 from checker.course.resolver import reference_copies
 from checker.dynamo import engine, registry
 from checker.grading import advice, sandbox
-from checker.grading.audit import audit_here, run_audit
+from checker.grading.audit import audit_here, reference_here, run_audit
 from checker.grading.code_guard import refused_code
 from checker.grading.confine import writes_check
 from checker.grading.contracts import contract_checks
@@ -84,27 +84,33 @@ def audit_job(exercise: Exercise, seed: draws.Seed, trials: Trials) -> sandbox.J
 
 def finish(exercise: Exercise, path: str, trials: Trials, trial_seed: int, limits: sandbox.Limits,
            hint_level: int = 0, replay_seed: int | None = None, source: str | None = None,
-           pristine: bool = False, last: bool = False) -> Report:
+           pristine: bool = False, last: bool = False, on_trial: dict[str, Any] | None = None) -> Report:
     """After the trials have ended: draw the replay seed, audit, decide. `source` is the file's text as the
     grader read it before the trials began (the structure contracts read it). `pristine`: a grader that
     forks more checks keeps no reference in its memory, where a later child could find it: it audits in a child.
     `last`: this process forks no check after this one and ends (a class worker), so it audits itself, under
-    a check's limits, and saves the fork."""
+    a check's limits, and saves the fork. `on_trial`: the reference on the trial draws, made already in this
+    process while the trial ran (`check_file`)."""
     seed = draws.Seed(trial_seed, draws.fresh_seed() if replay_seed is None else replay_seed)
     if last:  # nothing is forked from here again: what the audit loads or starts here reaches no later check
         sandbox.limit_this_process(limits, results=2)
-        return decide(exercise, path, trials, audit_here(exercise, seed, trials.payload("default")), hint_level,
-                      seed, source)
-    # Kept out of the grader: a solution that registers an operator or a polyfill (see warm-up: a later
-    # check's file would find it), and the reference's backward pass, after which (on CUDA builds, whose
-    # autograd starts device threads) no child forked from the grader could run one: "Unable to handle
-    # autograd's threading in combination with fork-based multiprocessing", measured on torch 2.15.
-    if pristine or exercise.opaque_calls or registers_operators(str(exercise.solution_path)) \
-            or any(c.kind == "gradients" for c in exercise.contracts):
-        audit = sandbox.run_job(audit_job(exercise, seed, trials), limits)
+        return decide(exercise, path, trials, audit_here(exercise, seed, trials.payload("default"), on_trial),
+                      hint_level, seed, source)
+    if audits_here(exercise, pristine):
+        audit = audit_here(exercise, seed, trials.payload("default"), on_trial)
     else:
-        audit = audit_here(exercise, seed, trials.payload("default"))
+        audit = sandbox.run_job(audit_job(exercise, seed, trials), limits)
     return decide(exercise, path, trials, audit, hint_level, seed, source)
+
+
+def audits_here(exercise: Exercise, pristine: bool) -> bool:
+    """Whether a grader that forks more checks may audit in its own process. Kept out of it: the references of a
+    pristine grader, a solution that registers an operator or a polyfill (see warm-up: a later check's file would
+    find it), and the reference's backward pass of a gradients contract, after which (on CUDA builds, whose
+    autograd starts device threads) no child forked from the grader could run one: "Unable to handle
+    autograd's threading in combination with fork-based multiprocessing", measured on torch 2.15."""
+    return not (pristine or exercise.opaque_calls or registers_operators(str(exercise.solution_path))
+                or any(c.kind == "gradients" for c in exercise.contracts))
 
 
 def reference_outcome(exercise: Exercise, limits: sandbox.Limits) -> sandbox.Outcome:
@@ -126,10 +132,16 @@ def check_file(exercise: Exercise, path: str | os.PathLike, limits: sandbox.Limi
     engine.warm_up()
     trial_seed = draws.fresh_seed() if seed is None else seed.trial
     source = read_source(path)
+    # Where this process audits, it runs the reference on the trial draws while the trial does: the trial seed
+    # is all it needs, and the child, forked before, cannot see it.
+    on_trial: list[dict[str, Any]] = []
+    meanwhile = (lambda: on_trial.append(reference_here(exercise, trial_seed))) \
+        if last or audits_here(exercise, pristine) else None
     outcome = sandbox.run_job(trial_job(exercise, path, trial_seed, user=user,
-                                        workdir=os.path.dirname(path) if user is not None else None), limits)
+                                        workdir=os.path.dirname(path) if user is not None else None), limits,
+                              meanwhile=meanwhile)
     return finish(exercise, path, Trials(outcome), trial_seed, limits, hint_level,
-                  None if seed is None else seed.replay, source, pristine, last)
+                  None if seed is None else seed.replay, source, pristine, last, on_trial[0] if on_trial else None)
 
 
 def error_report(exercise: Exercise, path: str, message: str) -> Report:

@@ -42,7 +42,7 @@ from checker.course import draws
 from checker.course.manifest import Exercise, build_call
 from checker.dynamo import engine
 from checker.grading import code_guard, observe, replay, tamper
-from checker.grading.plain import fresh_copy, laid_out_otherwise, plain, tensors_in
+from checker.grading.plain import copied_call, plain, tensors_in
 
 
 TRIAL_MODES = ("eager", "fullgraph", "default")  # eager first: its output is the one a learner is shown
@@ -170,9 +170,8 @@ def run_trial(exercise: Exercise, path: str, mode: str, snapshot: tamper.Snapsho
     given = calls
     # A function that changes its inputs in place changes no other mode's; an eager call that runs as an
     # evaluation loop makes it is given its tensors laid out otherwise (a transposed view's strides).
-    calls = [(tuple(copy_of(a) for a in args), {k: copy_of(v) for k, v in kwargs.items()})
-             for index, (args, kwargs) in enumerate(calls)
-             for copy_of in [laid_out_otherwise if mode == "eager" and index in untrained else fresh_copy]]
+    calls = [copied_call(args, kwargs, mode == "eager" and index in untrained)
+             for index, (args, kwargs) in enumerate(calls)]
     try:
         with observe.capture(path, loggers) as called:
             around = (lambda i: observe.untrained(entry, module) if i in untrained else contextlib.nullcontext()) \
