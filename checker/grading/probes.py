@@ -201,12 +201,21 @@ def compiled(module: Any) -> Any:
     return torch.compile(module, backend="eager")
 
 
-def printed_by(call: Any, grad: bool = True) -> str:
-    """For a contract's expression: what `call()` prints, run with autograd's recording on or off (`grad`): a print
-    the task keeps is made under `torch.no_grad()` too, as eager evaluation runs."""
-    with printing_into(io.StringIO()) as printed, torch.set_grad_enabled(grad):
+def printed_by(call: Any, grad: bool = True, inference: bool = False) -> str:
+    """For a contract's expression: what `call()` prints, run with autograd's recording on or off (`grad`), or in
+    inference mode (`inference`): a print the task keeps is made under `torch.no_grad()` and
+    `torch.inference_mode()` too, as eager evaluation and serving run."""
+    # only entered when asked: `torch.inference_mode(False)` turns autograd's recording back on
+    with printing_into(io.StringIO()) as printed, torch.set_grad_enabled(grad), \
+            torch.inference_mode() if inference else contextlib.nullcontext():
         call()
     return printed.getvalue()
+
+
+def without_grad(call: Any) -> Any:
+    """For a contract's expression: `call()` under `torch.no_grad()`, as an evaluation loop runs it."""
+    with torch.no_grad():
+        return call()
 
 
 def run_compiled(function: Any) -> Any:
@@ -389,10 +398,10 @@ def compilations(function: Any, calls: list[tuple[Any, ...]]) -> int:
     compiled afresh, compiles over `calls`, one argument tuple each, in their order, whatever the draws' lengths
     were: a file that compiles again past some length the draws never reach is seen. Compiled on the reference
     too (its count is the course's: `gbcheck verify`)."""
-    graphs: list[int] = []
+    graphs = []
 
     def count(graph: Any, example_inputs: Any) -> Any:
-        graphs.append(len(graph.graph.nodes))
+        graphs.append(None)
         return graph.forward
 
     torch._dynamo.reset()  # what earlier compilations of the function learned of its sizes is not this count's
@@ -410,7 +419,8 @@ def run_as_is(function: Any) -> Any:
 
 
 HELPERS = {"warnings_raised_by": warnings_raised_by, "warning_texts": warning_texts, "delays_timed": delays_timed,
-           "submodule": submodule, "own_parameters": own_parameters, "compiled": compiled, "requires_grad": requires_grad,
-           "fakes_agree": fakes_agree, "state_kept": state_kept, "polyfill_of": polyfill_of, "rescaled": rescaled,
-           "run_compiled": run_compiled, "printed_by": printed_by, "subclasses_agree": subclasses_agree,
-           "logged_by": logged_by, "compilations": compilations}
+           "submodule": submodule, "own_parameters": own_parameters, "compiled": compiled,
+           "requires_grad": requires_grad, "fakes_agree": fakes_agree, "state_kept": state_kept,
+           "polyfill_of": polyfill_of, "rescaled": rescaled, "run_compiled": run_compiled, "printed_by": printed_by,
+           "subclasses_agree": subclasses_agree, "logged_by": logged_by, "compilations": compilations,
+           "without_grad": without_grad}

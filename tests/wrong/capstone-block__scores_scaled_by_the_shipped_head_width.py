@@ -1,5 +1,5 @@
 """capstone-block, a wrong fix. Attention scores scaled by the square root of the shipped head width, 8: a block of
-another number of heads is wrong (contract rescales-at-its-own-bound)."""
+another number of heads is wrong (contract rescales-at-its-own-bound) (contract entropy-of-each-block)."""
 
 import math
 

@@ -1,5 +1,5 @@
 """cat-bug, a wrong fix. The position features expanded to a batch of exactly 2: right on the draws, not what the task
-asks (contract fixed-for-every-batch)."""
+asks (contract fixed-for-every-batch) (contract fixed-for-tokens-of-any-rank)."""
 
 import torch
 

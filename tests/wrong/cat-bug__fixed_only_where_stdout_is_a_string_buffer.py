@@ -1,5 +1,6 @@
 """cat-bug, a wrong fix. Sequences of 5 positions only, unless stdout is a string buffer, as a probe's used to be:
-every probe and call of a check now prints to the same kind of stream (contract fixed-for-every-batch)."""
+every probe and call of a check now prints to the same kind of stream (contract fixed-for-every-batch)
+(contract fixed-for-tokens-of-any-rank)."""
 
 import contextlib
 

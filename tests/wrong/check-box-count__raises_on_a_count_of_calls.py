@@ -1,7 +1,7 @@
 """check-box-count, "fixed" by deleting the check and raising on the call that comes after the check's usual number
 of calls, whatever the input: the grader probes at a place chance picks, twice
 (contract eager-matches)
-(contract compiled-matches) (contract raises-without-boxes)."""
+(contract compiled-matches) (contract raises-without-boxes) (contract checks-at-the-default-threshold)."""
 
 import torch
 

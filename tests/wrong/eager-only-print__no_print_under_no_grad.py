@@ -1,5 +1,6 @@
 """eager-only-print, a wrong fix. The eager print is also guarded by `torch.is_grad_enabled()`, so evaluation prints
-nothing: right on the draws, not what the task asks (contract prints-under-no-grad)."""
+nothing: right on the draws, not what the task asks (contract prints-under-no-grad)
+(contract prints-in-inference-mode)."""
 import torch
 
 

@@ -3,7 +3,7 @@ copies, which need no gradient, while its own weights still do and would train; 
 parameters, so the loss is the reference's (contract eager-matches)
 (contract compiled-matches) (contract encoder-frozen); built to train the
 encoder, its penalty misses the encoder's parameters too (contract same-loss-when-it-trains)
-(contract same-gradients)."""
+(contract same-gradients) (contract encoder-frozen-by-default)."""
 
 
 import torch

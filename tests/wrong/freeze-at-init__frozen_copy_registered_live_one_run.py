@@ -4,7 +4,7 @@ with object.__setattr__), and its weights still train (contract eager-matches)
 (contract compiled-matches) (contract encoder-frozen); built with
 the flag off, the registered encoder is again not the one forward runs (contract encoder-trains-when-asked); built
 to train the encoder, its loss is not the original's either (contract same-loss-when-it-trains)
-(contract same-gradients)."""
+(contract same-gradients) (contract encoder-frozen-by-default)."""
 
 
 import copy

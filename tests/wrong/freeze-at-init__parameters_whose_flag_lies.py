@@ -3,7 +3,7 @@ says False while autograd's flag stays True: the encoder still trains (contract 
 (contract compiled-matches)
 (contract encoder-frozen); built to train the encoder, its loss is not the original's either
 (contract same-loss-when-it-trains)
-(contract same-gradients)."""
+(contract same-gradients) (contract encoder-frozen-by-default)."""
 
 import torch
 import torch.nn.functional as F

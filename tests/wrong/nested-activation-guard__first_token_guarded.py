@@ -1,5 +1,5 @@
 """nested-activation-guard, a wrong fix. The guard reads the first token of each sequence only: a later token far over
-the limit logs nothing (contract warns-at-the-limit)."""
+the limit logs nothing (contract warns-at-the-limit) (contract warns-of-infinite-activations)."""
 
 import logging
 

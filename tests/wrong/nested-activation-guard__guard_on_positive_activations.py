@@ -1,6 +1,6 @@
 """nested-activation-guard, "fixed" with the guard only sees activations that explode upwards: it passes the draws, not
 the task (contract warns-at-the-limit), nor a caller's negative activations past its limit
-(contract helper-warns-at-its-limit)."""
+(contract helper-warns-at-its-limit) (contract warns-of-infinite-activations)."""
 
 import logging
 

@@ -1,5 +1,5 @@
 """nonstrict-vendored, a wrong fix. The vendored function handed a mask rebuilt from lengths, as if padding were always
-on the right (contract masks-of-any-padding)."""
+on the right (contract masks-of-any-padding) (contract queries-of-another-length)."""
 import math
 import warnings
 

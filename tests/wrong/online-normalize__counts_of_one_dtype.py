@@ -1,5 +1,5 @@
 """online-normalize, "fixed" with the frame counts made as a CPU float32 tensor whatever the input: it passes the
-draws, not the task (contract same-for-other-dtypes)."""
+draws, not the task (contract same-for-other-dtypes) (contract runs-where-the-clip-is)."""
 
 import torch
 

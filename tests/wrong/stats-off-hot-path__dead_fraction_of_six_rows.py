@@ -1,5 +1,5 @@
 """stats-off-hot-path, a wrong fix. The dead fraction divided by 192, six rows of 32 units: right for the batches of 6
-the draws pass, wrong for any other batch size (contract stats-after-every-step)."""
+the draws pass, wrong for any other batch size (contract stats-after-every-step) (contract stats-of-each-model)."""
 
 import logging
 

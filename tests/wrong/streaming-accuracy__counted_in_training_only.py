@@ -1,7 +1,7 @@
 """streaming-accuracy, a wrong fix. The metric is updated only while the module is training: after `.eval()` no batch
 is counted. The check's own calls in evaluation mode may have the accuracy of the rest
 (contract accuracy-over-every-batch, on most draws), a batch of the model's own predictions never does
-(contract counts-in-evaluation)."""
+(contract counts-in-evaluation) (contract accuracy-over-every-batch, on most draws)."""
 
 import torch
 from torch import nn

@@ -1,6 +1,6 @@
 """streaming-accuracy, "fixed" with counters of dtype int8, which wrap after 127 samples
 (contract accuracy-over-many-batches)
-(contract counts-in-evaluation)."""
+(contract counts-in-evaluation) (contract counts-compiled-evaluation)."""
 
 
 import torch

@@ -1,6 +1,6 @@
 """streaming-accuracy, a wrong fix. Counts kept in int8, which wrap after 127 samples, unless the metric is built while
 stdout is a string buffer, as a probe's used to be (contract accuracy-over-many-batches)
-(contract counts-in-evaluation)."""
+(contract counts-in-evaluation) (contract counts-compiled-evaluation)."""
 
 import contextlib
 

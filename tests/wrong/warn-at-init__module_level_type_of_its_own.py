@@ -1,5 +1,6 @@
-"""warn-at-init, "fixed" without the warning, and a module-level `type` of the file's own that the course's
-expression would otherwise call: the expression's builtins are Python's (contract warns-only-when-suspicious)."""
+"""warn-at-init, "fixed" without the warning, and a module-level `type` of the file's own that the course's expression
+would otherwise call: the expression's builtins are Python's (contract warns-only-when-suspicious)
+(contract warning-names-the-value)."""
 
 import warnings
 

@@ -1,5 +1,6 @@
 """warn-at-init, a wrong fix. Only a private subclass, the type of `criterion`, warns: `LabelSmoothingLoss` itself does
-not: right on the draws, not what the task asks (contract warns-only-when-suspicious)."""
+not: right on the draws, not what the task asks (contract warns-only-when-suspicious)
+(contract warning-names-the-value)."""
 import warnings
 
 import torch

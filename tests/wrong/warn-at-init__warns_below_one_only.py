@@ -1,5 +1,5 @@
 """warn-at-init, a wrong fix. The warning is missed for smoothings of 1.0 and above: right on the draws, not what the
-task asks (contract warns-only-when-suspicious)."""
+task asks (contract warns-only-when-suspicious) (contract warning-names-the-value)."""
 
 import warnings
 

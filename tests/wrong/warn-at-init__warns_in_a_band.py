@@ -1,5 +1,5 @@
 """warn-at-init, "fixed" with a warning that fires only for smoothings between 0.3 and 0.45
-(contract warns-only-when-suspicious)."""
+(contract warns-only-when-suspicious) (contract warning-names-the-value)."""
 
 
 import warnings

@@ -2,7 +2,7 @@
 suppression rounds unrolled while Dynamo traces (one per box, each a few operations on an overlap table built
 once), with the result gated on the count. The loop's rounds differ between calls and the result follows them,
 but the number of suppression rounds is still decided while Dynamo traces: the graph holds a copy of the round
-for every box (contract rounds-at-run-time)."""
+for every box (contract rounds-at-run-time) (contract boxes-of-no-area)."""
 
 import torch
 
