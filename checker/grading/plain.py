@@ -20,11 +20,16 @@ def fresh_copy(value: Any) -> Any:
 
 def laid_out_otherwise(value: Any) -> Any:
     """A copy of a float32 or float64 tensor of two or more dimensions with its last two dimensions' strides
-    swapped (the values and shape the same, as a transposed view of another tensor has them); anything else as
+    swapped (the values and shape the same, as a transposed view of another tensor has them), starting one
+    element into its storage (as a slice of a larger batch does); anything else as
     `fresh_copy` gives it. A half-precision tensor keeps its layout: another order of its sums moves its values
     past the tolerance."""
     if isinstance(value, torch.Tensor) and value.dtype in (torch.float32, torch.float64) and value.dim() >= 2:
-        return value.transpose(-1, -2).contiguous().transpose(-1, -2)
+        swapped = value.transpose(-1, -2)
+        # one element into a storage of its own, as a slice of a larger batch starts (`batch[2:]`)
+        storage = torch.empty(value.numel() + 1, dtype=value.dtype, device=value.device)
+        storage[1:].view(swapped.shape).copy_(swapped)
+        return storage[1:].view(swapped.shape).transpose(-1, -2)
     return fresh_copy(value)
 
 

@@ -110,6 +110,7 @@ class Snapshot:
     functions: dict[str, tuple[Any, tuple[int, ...]]]  # dotted name -> (function, its code, defaults, cells)
     checker_globals: dict[str, dict[str, int]]  # checker module -> global name -> id() of its value
     substituted: set[int]  # id() of every function Dynamo already traces a polyfill of (substitute_in_graph)
+    logging_disabled: int = logging.NOTSET  # `logging.disable`'s level for the whole process
 
     @classmethod
     def take(cls) -> Snapshot:
@@ -127,7 +128,8 @@ class Snapshot:
                                   if not key.startswith("__")} for name in CHECKER_MODULES}
         return cls(identities=identities, class_members=class_members, config=engine.config_snapshot(),
                    stance=eval_frame._stance.stance, functions=functions, checker_globals=checker_globals,
-                   substituted={id(original) for original in _polyfill_handlers()})
+                   substituted={id(original) for original in _polyfill_handlers()},
+                   logging_disabled=logging.root.manager.disable)
 
     def findings(self, allowed_config: tuple[str, ...], entry: Any,
                  config_changed_while_compiling: list[str] = (), stances_while_compiling: list[str] = (),
@@ -171,6 +173,10 @@ class Snapshot:
             taught = f" (it teaches one of {', '.join(polyfills)} alone)" if polyfills else ""
             found.append(f"substituted {', '.join(substituted)} in what Dynamo traces "
                          f"(torch.compiler.substitute_in_graph), which this exercise does not teach{taught}")
+        # `logging.disable` silences every logger of the process: the program's own logs, not only the file's
+        if logging.root.manager.disable > self.logging_disabled:
+            found.append(f"switched logging off for the whole process, up to level "
+                         f"{logging.getLevelName(logging.root.manager.disable)} (logging.disable)")
         if getattr(entry, "_torchdynamo_disable", False):
             found.append("wrapped the function in torch.compiler.disable / torch._dynamo.disable")
         return found

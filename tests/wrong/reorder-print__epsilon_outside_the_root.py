@@ -1,0 +1,14 @@
+"""reorder-print, a wrong fix. The RMS epsilon is added outside the square root: rows of an RMS around 1e-3 come out
+otherwise (contract limit-still-applies)."""
+
+import torch
+
+torch._dynamo.config.reorderable_logging_functions.add(print)  # .add keeps what other code put in the set
+
+
+def clipped_rms_norm(x: torch.Tensor, weight: torch.Tensor, limit: float = 2.5) -> torch.Tensor:
+    normed = x / (x.pow(2).mean(dim=-1, keepdim=True).sqrt() + 1e-6) * weight
+    clipped = (normed.abs() > limit).sum()
+    # A reorderable print runs after the graph, with the tensor values the graph computed.
+    print("rms_norm: clipped activations:", clipped)
+    return normed.clamp(-limit, limit)

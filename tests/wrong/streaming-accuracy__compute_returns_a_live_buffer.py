@@ -1,0 +1,39 @@
+"""streaming-accuracy, a wrong fix. `compute()` returns a buffer that `update` overwrites in place, so a result kept
+while more batches come changes under the caller (contract each-result-kept)."""
+
+import torch
+from torch import nn
+
+
+class StreamingAccuracy(nn.Module):
+    def __init__(self):
+        super().__init__()
+        # Two counts instead of two lists: buffers of a fixed shape, updated in place inside the graph.
+        self.register_buffer("correct", torch.zeros((), dtype=torch.long))
+        self.register_buffer("seen", torch.zeros((), dtype=torch.long))
+        self.register_buffer("value", torch.full((), float("nan")))  # the accuracy so far, kept up to date
+
+    def update(self, logits: torch.Tensor, target: torch.Tensor) -> None:
+        self.correct += (logits.argmax(dim=-1) == target).sum()
+        self.seen += target.numel()
+        self.value.copy_(self.correct / self.seen)
+
+    def compute(self) -> torch.Tensor:
+        """The fraction of correct predictions over every batch seen so far (called outside the compiled code)."""
+        return self.value
+
+
+class Classifier(nn.Module):
+    def __init__(self, dim: int = 16, classes: int = 4):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(dim, 32), nn.ReLU(), nn.Linear(32, classes))
+        self.accuracy = StreamingAccuracy()
+
+    def forward(self, features: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+        logits = self.net(features)
+        self.accuracy.update(logits, target)
+        return logits
+
+
+torch.manual_seed(0)
+classifier = Classifier()
