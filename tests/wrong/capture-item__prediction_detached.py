@@ -1,6 +1,5 @@
 """capture-item, a wrong fix. The prediction detached inside the loss: the same value, and no gradient to train with
-(contract eager-matches)
-(contract compiled-matches)."""
+(contract eager-matches) (contract compiled-matches) (contract second-derivative-kept)."""
 
 import torch
 

@@ -1,5 +1,5 @@
 """freeze-at-init, a wrong fix. `freeze_feature_encoder` defaults to False; only the module-level classifier passes
-True (contract encoder-frozen-by-default)."""
+True (contract encoder-frozen-by-default) (contract same-loss-after-loading)."""
 
 import torch
 import torch.nn.functional as F

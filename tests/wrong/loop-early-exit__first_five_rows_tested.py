@@ -1,4 +1,5 @@
-"""loop-early-exit, a wrong fix. The convergence test reads the first 5 row sums: a larger matrix stops early (contract same-matrix-for-every-setting)."""
+"""loop-early-exit, a wrong fix. The convergence test reads the first 5 row sums: a larger matrix stops early
+(contract same-matrix-for-every-setting) (contract replay-matches, on most draws)."""
 
 import torch
 

@@ -1,7 +1,6 @@
 """mask-where, "fixed" with torch.where on the raw error: the loss is right, but its gradient is NaN at every missing
 label, since the NaN target still flows into the discarded branch (contract eager-matches)
-(contract compiled-matches)
-(contract gradients-match)."""
+(contract compiled-matches) (contract gradients-match) (contract gradients-of-the-predictions)."""
 
 import torch
 

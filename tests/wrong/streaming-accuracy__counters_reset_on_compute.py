@@ -1,5 +1,5 @@
-"""streaming-accuracy, a wrong fix. `compute()` zeroes the counters after reading them: a second read covers only
-the batches since the first (contract accuracy-over-every-batch)."""
+"""streaming-accuracy, a wrong fix. `compute()` zeroes the counters after reading them: a second read covers only the
+batches since the first (contract accuracy-over-every-batch) (contract each-result-kept)."""
 
 import torch
 from torch import nn

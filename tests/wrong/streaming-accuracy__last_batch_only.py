@@ -1,7 +1,8 @@
 """streaming-accuracy, "fixed" by keeping only the last batch's accuracy: one graph and the same logits, but the task
 asks for the accuracy over every batch so far (contract accuracy-over-every-batch), over batches of any size
 (contract accuracy-over-every-sample); nor over 48 batches (contract accuracy-over-many-batches)
-(contract counts-in-evaluation) (contract each-metric-its-own-counts) (contract counts-compiled-evaluation)."""
+(contract counts-in-evaluation) (contract each-metric-its-own-counts) (contract counts-compiled-evaluation)
+(contract each-result-kept)."""
 
 import torch
 from torch import nn

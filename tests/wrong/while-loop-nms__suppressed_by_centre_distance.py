@@ -1,5 +1,5 @@
 """while-loop-nms, a wrong fix. IoU replaced by a distance between box centres: right on the draws, not what the task
-asks (contract suppresses-by-iou)."""
+asks (contract suppresses-by-iou) (contract threshold-by-name)."""
 
 import torch
 

@@ -1,5 +1,5 @@
 """while-loop-nms, a wrong fix. The IoU threshold capped at 0.5: a caller's looser threshold (0.7) suppresses boxes the
-greedy loop keeps (contract suppresses-by-iou)."""
+greedy loop keeps (contract suppresses-by-iou) (contract threshold-by-name)."""
 
 import torch
 
