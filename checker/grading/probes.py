@@ -69,6 +69,19 @@ def warning_texts(build: Any) -> list[str]:
     return [str(each.message) for each in caught]
 
 
+# What Python's default filters hide when a module (not `__main__`) raises it
+_HIDDEN_BY_DEFAULT = (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning)
+
+
+def warnings_shown_by(build: Any) -> int:
+    """How many of the warnings `build()` raises Python's default filters show when a module raises them: a
+    warning of a category they hide reaches no one."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        build()
+    return sum(not issubclass(each.category, _HIDDEN_BY_DEFAULT) for each in caught)
+
+
 def logged_by(call: Any, name: str) -> list[str]:
     """What `call()` logs to the logger `name`, at every level, as "LEVEL: message" lines (`logs_of`)."""
     with logs_of((name,)) as lines:
@@ -423,4 +436,4 @@ HELPERS = {"warnings_raised_by": warnings_raised_by, "warning_texts": warning_te
            "requires_grad": requires_grad, "fakes_agree": fakes_agree, "state_kept": state_kept,
            "polyfill_of": polyfill_of, "rescaled": rescaled, "run_compiled": run_compiled, "printed_by": printed_by,
            "subclasses_agree": subclasses_agree, "logged_by": logged_by, "compilations": compilations,
-           "without_grad": without_grad}
+           "without_grad": without_grad, "warnings_shown_by": warnings_shown_by}

@@ -1,5 +1,5 @@
 """capstone-block, "fixed" with the padding mask rebuilt from lengths (right padding assumed): it passes the draws, not
-the task (contract masks-of-any-padding)."""
+the task (contract masks-of-any-padding) (contract every-sequence-left-padded)."""
 
 import math
 

@@ -1,5 +1,5 @@
 """capture-nonzero, a wrong fix. Only the first 8 [MASK] rows projected: the examples have at most 3
-(contract every-mask-projected)."""
+(contract every-mask-projected) (contract masks-of-every-sequence)."""
 
 import torch
 

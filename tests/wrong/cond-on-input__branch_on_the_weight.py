@@ -1,5 +1,5 @@
 """cond-on-input, a wrong fix. The branch is decided from the weight alone: right on the draws, not what the task asks
-(contract branch-on-the-input) (contract branch-of-a-nan-mean)."""
+(contract branch-on-the-input) (contract branch-of-a-nan-mean) (contract inputs-of-any-rank)."""
 
 import torch
 

@@ -1,5 +1,5 @@
 """cond-on-input, a wrong fix. `torch.cond` on the mean of the first row of `h`, not of the whole batch: a batch whose
-rows disagree in sign takes the wrong branch (contract branch-on-the-input)."""
+rows disagree in sign takes the wrong branch (contract branch-on-the-input) (contract inputs-of-any-rank)."""
 
 import torch
 

@@ -2,7 +2,7 @@
 instead of the tensors' shapes: the function compiles as one graph and the examples print what they printed, but a
 call with a batch of another size prints shapes it does not have, where the task asks for the shapes
 (contract prints-when-eager); nor under `no_grad` (contract prints-under-no-grad)
-(contract prints-in-inference-mode)."""
+(contract prints-in-inference-mode) (contract prints-the-shapes-of-heads)."""
 
 import torch
 

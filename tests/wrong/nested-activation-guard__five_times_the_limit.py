@@ -1,6 +1,5 @@
 """nested-activation-guard, "fixed" in the helper, but testing five times the limit it reports
-(contract warns-at-the-limit)
-(contract helper-warns-at-its-limit)."""
+(contract warns-at-the-limit) (contract helper-warns-at-its-limit) (contract peaks-read-exactly)."""
 
 
 import logging

@@ -1,5 +1,6 @@
-"""nested-activation-guard, a wrong fix. The helper ignores its `limit` argument and compares with 1e4 written out:
-the encoder's calls log as they did, a caller's other limit does not (contract helper-warns-at-its-limit)."""
+"""nested-activation-guard, a wrong fix. The helper ignores its `limit` argument and compares with 1e4 written out: the
+encoder's calls log as they did, a caller's other limit does not (contract helper-warns-at-its-limit)
+(contract peaks-read-exactly)."""
 
 import logging
 

@@ -1,5 +1,5 @@
 """numpy-custom-op, "fixed" with the operator returns the curve snapped down to the tried thresholds: it passes the
-draws, not the task (contract operator-returns-what-calibrate-does)."""
+draws, not the task (contract operator-returns-what-calibrate-does) (contract double-precision-logits)."""
 
 import numpy as np
 import torch

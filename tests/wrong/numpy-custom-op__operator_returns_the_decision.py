@@ -1,8 +1,8 @@
 """numpy-custom-op, "fixed" with a custom operator that still applies the curve with `np.interp` but returns the
-decision at the default threshold, 1.0 where the calibrated confidence is at least 0.5 and 0.0 elsewhere, instead
-of the calibrated values: the function compiles as one graph and gives the same labels at the default
-`min_confidence`, but the task asks for an operator that returns what `calibrate` does, and at any other threshold
-the labels differ (contract operator-returns-what-calibrate-does)."""
+decision at the default threshold, 1.0 where the calibrated confidence is at least 0.5 and 0.0 elsewhere, instead of
+the calibrated values: the function compiles as one graph and gives the same labels at the default `min_confidence`,
+but the task asks for an operator that returns what `calibrate` does, and at any other threshold the labels differ
+(contract operator-returns-what-calibrate-does) (contract double-precision-logits)."""
 
 import numpy as np
 import torch

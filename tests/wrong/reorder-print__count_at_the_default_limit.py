@@ -1,5 +1,6 @@
-"""reorder-print, a wrong fix. The printed count is taken at the default limit of 2.5, whatever limit the caller passes; the
-output is clipped at the caller's limit (contract prints-preserved)."""
+"""reorder-print, a wrong fix. The printed count is taken at the default limit of 2.5, whatever limit the caller
+passes; the output is clipped at the caller's limit (contract prints-preserved)
+(contract prints-for-a-batch-of-sequences)."""
 
 import torch
 

@@ -1,6 +1,6 @@
 """reorder-print, a wrong fix. The `limit` argument is ignored: wrong on the draws, whose limit each check draws,
-(contract eager-matches) (contract compiled-matches) (contract replay-matches) (contract prints-preserved)
-and not what the task asks (contract limit-still-applies)."""
+(contract eager-matches) (contract compiled-matches) (contract replay-matches) (contract prints-preserved) and not
+what the task asks (contract limit-still-applies) (contract prints-for-a-batch-of-sequences)."""
 
 import torch
 

@@ -1,6 +1,6 @@
-"""reorder-print, "fixed" by keeping the reorderable print but running it only while Dynamo traces the function:
-the compiled runs print the count, but an eager call now prints nothing, where the task asks for the same text as
-in eager mode (contract prints-preserved)."""
+"""reorder-print, "fixed" by keeping the reorderable print but running it only while Dynamo traces the function: the
+compiled runs print the count, but an eager call now prints nothing, where the task asks for the same text as in
+eager mode (contract prints-preserved) (contract prints-for-a-batch-of-sequences)."""
 
 import torch
 

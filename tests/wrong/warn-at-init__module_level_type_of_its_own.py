@@ -1,6 +1,6 @@
 """warn-at-init, "fixed" without the warning, and a module-level `type` of the file's own that the course's expression
 would otherwise call: the expression's builtins are Python's (contract warns-only-when-suspicious)
-(contract warning-names-the-value)."""
+(contract warning-names-the-value) (contract warnings-that-are-shown)."""
 
 import warnings
 

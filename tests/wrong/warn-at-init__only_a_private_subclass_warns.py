@@ -1,6 +1,6 @@
 """warn-at-init, a wrong fix. Only a private subclass, the type of `criterion`, warns: `LabelSmoothingLoss` itself does
 not: right on the draws, not what the task asks (contract warns-only-when-suspicious)
-(contract warning-names-the-value)."""
+(contract warning-names-the-value) (contract warnings-that-are-shown)."""
 import warnings
 
 import torch

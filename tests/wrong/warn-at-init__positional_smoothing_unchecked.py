@@ -1,5 +1,5 @@
 """warn-at-init, a wrong fix. Only a smoothing passed by keyword is checked: `LabelSmoothingLoss(0.6)` warns of nothing
-(contract warns-only-when-suspicious) (contract warning-names-the-value)."""
+(contract warns-only-when-suspicious) (contract warning-names-the-value) (contract warnings-that-are-shown)."""
 
 import warnings
 

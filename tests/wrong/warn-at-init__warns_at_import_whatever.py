@@ -1,6 +1,7 @@
-"""warn-at-init, "fixed" by warning once when the module is imported, whatever the smoothing: the forward pass
-compiles as one graph and one warning appears, but the task asks for a warning when the value is suspicious, which
-building the loss with a usual value shows (contract warns-only-when-suspicious) (contract warning-names-the-value)."""
+"""warn-at-init, "fixed" by warning once when the module is imported, whatever the smoothing: the forward pass compiles
+as one graph and one warning appears, but the task asks for a warning when the value is suspicious, which building
+the loss with a usual value shows (contract warns-only-when-suspicious) (contract warning-names-the-value)
+(contract warnings-that-are-shown)."""
 
 import warnings
 

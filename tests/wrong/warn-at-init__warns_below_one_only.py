@@ -1,5 +1,6 @@
 """warn-at-init, a wrong fix. The warning is missed for smoothings of 1.0 and above: right on the draws, not what the
-task asks (contract warns-only-when-suspicious) (contract warning-names-the-value)."""
+task asks (contract warns-only-when-suspicious) (contract warning-names-the-value)
+(contract warnings-that-are-shown)."""
 
 import warnings
 

@@ -1,5 +1,5 @@
 """warn-at-init, "fixed" with a warning that fires only for smoothings between 0.3 and 0.45
-(contract warns-only-when-suspicious) (contract warning-names-the-value)."""
+(contract warns-only-when-suspicious) (contract warning-names-the-value) (contract warnings-that-are-shown)."""
 
 
 import warnings

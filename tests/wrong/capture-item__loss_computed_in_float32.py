@@ -1,0 +1,18 @@
+"""capture-item, a wrong fix. The loss is computed in float32 and cast back to the predictions' dtype: double-precision
+predictions lose their precision (contract keeps-the-predictions-dtype)."""
+
+import torch
+
+# For the whole process, because the grader compiles `masked_mse` itself. Code of your own can scope it to the
+# calls that compile the function, recompilations included (a compilation outside the block breaks again):
+#     with torch._dynamo.config.patch(capture_scalar_outputs=True):
+#         loss = compiled_mse(pred, target, mask)
+torch._dynamo.config.capture_scalar_outputs = True
+
+
+def masked_mse(pred: torch.Tensor, target: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    mask = mask.to(pred.dtype)  # [batch, seq]: 1 for real tokens, 0 for padding
+    squared_error = ((pred.float() - target.float()) ** 2).mean(dim=-1) * mask.float()
+    # With capture_scalar_outputs, `.item()` becomes a symbolic number inside the graph.
+    kept = mask.sum().item()
+    return (squared_error.sum() / max(kept, 1.0)).to(pred.dtype)

@@ -1,0 +1,15 @@
+"""eager-only-print, a wrong fix. The shape printed is built from three dimensions, so scores with heads print another
+shape than their own (contract prints-the-shapes-of-heads)."""
+
+import torch
+
+
+def causal_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+    seq_len = q.shape[-2]
+    scores = q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5
+    causal = torch.ones(seq_len, seq_len, dtype=torch.bool, device=q.device).tril()
+    # Debugging output for eager runs only: while Dynamo traces, is_compiling() is True and the print is skipped.
+    if not torch.compiler.is_compiling():
+        print("attention: scores", torch.Size([q.shape[0], seq_len, k.shape[-2]]), "mask", causal.shape)
+    weights = scores.masked_fill(~causal, float("-inf")).softmax(dim=-1)
+    return weights @ v
