@@ -1,5 +1,6 @@
 """cond-on-input, a wrong fix. `torch.cond` on the mean of the first row of `h`, not of the whole batch: a batch whose
-rows disagree in sign takes the wrong branch (contract branch-on-the-input) (contract inputs-of-any-rank)."""
+rows disagree in sign takes the wrong branch (contract branch-on-the-input)
+(contract inputs-of-any-rank, on most draws)."""
 
 import torch
 
