@@ -63,10 +63,15 @@ def warnings_raised_by(build: Any) -> int:
 
 def warning_texts(build: Any) -> list[str]:
     """The text of each warning `build()` raises, for a contract that asks whether a warning names a value."""
+    return [str(each.message) for each in _warnings_of(build)]
+
+
+def _warnings_of(build: Any) -> list[warnings.WarningMessage]:
+    """Every warning `build()` raises, whatever the filters would show."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         build()
-    return [str(each.message) for each in caught]
+    return caught
 
 
 # What Python's default filters hide when a module (not `__main__`) raises it
@@ -76,10 +81,7 @@ _HIDDEN_BY_DEFAULT = (DeprecationWarning, PendingDeprecationWarning, ImportWarni
 def warnings_shown_by(build: Any) -> int:
     """How many of the warnings `build()` raises Python's default filters show when a module raises them: a
     warning of a category they hide reaches no one."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        build()
-    return sum(not issubclass(each.category, _HIDDEN_BY_DEFAULT) for each in caught)
+    return sum(not issubclass(each.category, _HIDDEN_BY_DEFAULT) for each in _warnings_of(build))
 
 
 def logged_by(call: Any, name: str) -> list[str]:
