@@ -11,6 +11,7 @@ from typing import Any
 from checker.course.manifest import Exercise
 from checker.grading.plain import gradients_difference, output_difference
 from checker.grading.report import FAIL, PASS, SKIP, CheckResult
+from checker.grading.trial import compiled_gradients_asked
 
 
 def eager_matches(exercise: Exercise, payload: dict[str, Any], ref: dict[str, Any]) -> CheckResult:
@@ -57,7 +58,10 @@ def _compare(name: str, exercise: Exercise, payload: dict[str, Any], ref: dict[s
                                f"{difference}")
     if len(outputs) != len(expected):
         return CheckResult(name, FAIL, f"{len(outputs)} of {len(expected)} calls returned")
-    if payload["mode"] in ("eager", "default"):  # and the gradients a training step takes, eagerly and compiled
+    # And the gradients a training step takes, eagerly and compiled: compiled once default mode neither breaks nor
+    # recompiles, as its report says (a report that says so, whoever wrote it, fails those checks).
+    mode = payload["mode"]
+    if mode == "eager" or mode == "default" and compiled_gradients_asked(exercise, payload["diagnosis"]):
         difference = gradients_difference(payload.get("gradients"), [ref["gradients"][draw] for draw in order],
                                           exercise.rtol, exercise.atol)
         if difference:

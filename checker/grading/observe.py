@@ -31,7 +31,8 @@ from checker.course.contracts import Contract
 from checker.course.manifest import Exercise, build_call
 from checker.dynamo import engine
 from checker.grading.plain import fresh_copy, plain, tensors_in
-from checker.grading.probes import HELPERS, built, logs_of, printing_into, rebuilt_with, run_as_is
+from checker.grading.compiled_probes import STAND_INS
+from checker.grading.probes import HELPERS, built, logs_of, printing_into, rebuilt_with
 
 Calls = list[tuple[tuple[Any, ...], dict[str, Any]]]
 
@@ -190,7 +191,8 @@ def _probe_seed(calls: Calls, name: str) -> int:
 def _evaluate(expression: str, module: Any, mode: str, path: str, seed: int = 0, reference: bool = False) -> Any:
     """The contract's expression in the file's namespace, with the course's helpers over it (a file's own
     `warnings_raised_by` does not stand in for the checker's: grading/probes.py), as plain data, or {"error": why}.
-    It draws from `g`, a generator seeded with `seed`. On the `reference`, `run_compiled` runs as is."""
+    It draws from `g`, a generator seeded with `seed`. On the `reference`, the compiling probes'
+    stand-ins replace them (compiled_probes.STAND_INS)."""
     try:
         with printing_into(io.StringIO()), engine._set_stance("force_eager"):
             # the builtins the course's expression names are Python's, whatever the file binds (`def type`)
@@ -198,7 +200,7 @@ def _evaluate(expression: str, module: Any, mode: str, path: str, seed: int = 0,
             generator = torch.Generator().manual_seed(seed)
             namespace = {**vars(module), **HELPERS, "rebuilt_with": functools.partial(rebuilt_with, path),
                          "g": generator, "built": functools.partial(built, generator),
-                         **({"run_compiled": run_as_is} if reference else {}),
+                         **(STAND_INS if reference else {}),
                          **{name: vars(builtins)[name] for name in used & set(vars(builtins)) - set(HELPERS)}}
             value = eval(expression, namespace)  # noqa: S307 - the course's own expression
     except Exception as err:  # noqa: BLE001 - a missing name or a failing helper is what the check reports
@@ -222,8 +224,9 @@ def call_gradients(entry: Any, module: Any, calls: Calls, arguments: bool = True
         (f"{name}.{path}", parameter) for name, value in vars(module).items() if isinstance(value, torch.nn.Module)
         for path, parameter in value.named_parameters())
     labels = "by place" if arguments else ""
-    if compiled:
-        return _gradients(entry, _runner(entry, "default"), calls, found, labels)
+    if compiled:  # static shapes: a trace per size, each a fraction of a symbolic trace's cost
+        torch._dynamo.reset()
+        return _gradients(entry, torch.compile(entry, backend="eager", dynamic=False), calls, found, labels)
     eagerly = _gradients(entry, _runner(entry, "eager"), calls, found, labels)
     return [_gradients(entry, entry, [call], found, labels)[0] if "error" in result else result
             for call, result in zip(calls, eagerly)]

@@ -25,6 +25,7 @@ from typing import Any
 import torch
 
 from checker.dynamo import engine
+from checker.grading.compiled_probes import compilations, compiled, run_compiled
 
 
 class _Printed(io.TextIOBase):
@@ -210,12 +211,6 @@ def requires_grad(tensor: Any) -> bool:
 _REQUIRES_GRAD = torch._C.TensorBase.__dict__["requires_grad"]
 
 
-def compiled(module: Any) -> Any:
-    """For a contract's expression: the module compiled (Dynamo's eager backend), as a learner would time it. A
-    timer the layer keeps inside itself, skipped while Dynamo traces, times nothing of it."""
-    return torch.compile(module, backend="eager")
-
-
 def printed_by(call: Any, grad: bool = True, inference: bool = False) -> str:
     """For a contract's expression: what `call()` prints, run with autograd's recording on or off (`grad`), or in
     inference mode (`inference`): a print the task keeps is made under `torch.no_grad()` and
@@ -231,19 +226,6 @@ def without_grad(call: Any) -> Any:
     """For a contract's expression: `call()` under `torch.no_grad()`, as an evaluation loop runs it."""
     with torch.no_grad():
         return call()
-
-
-def run_compiled(function: Any) -> Any:
-    """For a contract's expression: `function` compiled (Dynamo's eager backend) and called as compiled even inside
-    a probe, which otherwise runs eagerly: what the compiled code computes for arguments the draws do not pass (a
-    branch on `is_compiling()` is taken as it is when compiled). On the reference, `run_as_is` stands in for it."""
-    # static shapes: each probe's sizes traced as they are, which costs a quarter of a symbolic trace of a second size
-    compiled_function = torch.compile(function, backend="eager", dynamic=False)
-
-    def call(*args: Any, **kwargs: Any) -> Any:
-        with engine._set_stance("default"):
-            return compiled_function(*args, **kwargs)
-    return call
 
 
 def state_kept(module: Any, call: Any, times: int = 5) -> int:
@@ -407,31 +389,6 @@ def built(generator: Any, make: Any, *args: Any, **kwargs: Any) -> Any:
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(int(torch.randint(0, 1 << 62, (), generator=generator)))
         return make(*args, **kwargs)
-
-
-def compilations(function: Any, calls: list[tuple[Any, ...]]) -> int:
-    """For a contract's expression (`compilations(stack_frames, [(x, 3), ...]) <= 2`): how many graphs `function`,
-    compiled afresh, compiles over `calls`, one argument tuple each, in their order, whatever the draws' lengths
-    were: a file that compiles again past some length the draws never reach is seen. Compiled on the reference
-    too (its count is the course's: `gbcheck verify`)."""
-    graphs = []
-
-    def count(graph: Any, example_inputs: Any) -> Any:
-        graphs.append(None)
-        return graph.forward
-
-    torch._dynamo.reset()  # what earlier compilations of the function learned of its sizes is not this count's
-    counted = torch.compile(function, backend=count)
-    with engine._set_stance("default"):
-        for args in calls:
-            counted(*args)
-    return len(graphs)
-
-
-def run_as_is(function: Any) -> Any:
-    """`run_compiled` on the reference: its compiled code computes what its eager code does (the course proves it:
-    `gbcheck verify`), so the probe runs it eagerly there, and a check compiles once, not twice."""
-    return function
 
 
 HELPERS = {"warnings_raised_by": warnings_raised_by, "warning_texts": warning_texts, "delays_timed": delays_timed,

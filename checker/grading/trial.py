@@ -198,8 +198,10 @@ def run_trial(exercise: Exercise, path: str, mode: str, snapshot: tamper.Snapsho
             trial["observed"] = observe.observe(contracts, mode, module, entry, given, imported, called, path, loggers)
         except BaseException as err:  # noqa: BLE001 - e.g. SystemExit from a probe: the contracts fail
             trial["observed"] = {"error": _describe(err, path)}
-    if mode in ("eager", "default") and watch and not diagnosis.error:  # after the probes (they expect the calls
-        try:                                                             # alone before them) and the findings
+    # after the probes (they expect the calls alone before them) and the findings
+    if watch and not diagnosis.error and (mode == "eager" or mode == "default" and
+                                          compiled_gradients_asked(exercise, trial["diagnosis"])):
+        try:
             trial["gradients"] = observe.call_gradients(entry, module, given, exercise.input_gradients,
                                                         compiled=(mode == "default"))
         except BaseException as err:  # noqa: BLE001 - e.g. SystemExit from a backward: eager-matches fails
@@ -208,6 +210,18 @@ def run_trial(exercise: Exercise, path: str, mode: str, snapshot: tamper.Snapsho
         trial["graphs"] = [_graph_record(graph) for graph in diagnosis.graphs]
         trial["parameters"] = observe.parameter_names(entry)
     return trial
+
+
+def compiled_gradients_asked(exercise: Exercise, diagnosis: dict[str, Any]) -> bool:
+    """Whether default mode's calls are asked for their gradients (compiled afresh: the costliest part of a trial).
+    Not while the diagnosis, as the trial reports it, fails no-graph-breaks or no-recompilation: a file still
+    breaking or recompiling is told that first, and each break or length would cost one more trace."""
+    try:
+        graphs = {graph for call in diagnosis["calls"] for graph in call["graphs"]}
+        too_many = bool(exercise.max_compilations) and len(graphs) > exercise.max_compilations
+        return not (diagnosis["graph_breaks"] or too_many)
+    except (KeyError, TypeError):  # a report of no such shape asks for everything (and fails on its own)
+        return True
 
 
 def _graph_record(graph: engine.CapturedGraph) -> dict[str, Any]:
