@@ -113,6 +113,9 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("--out", type=Path, required=True, metavar="OUT", help="folder for the results")
     grade.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
                        help="checks run at once (default: the number of CPUs)")
+    grade.add_argument("--same-user", action="store_true",
+                       help="as root, run every check as the grader's own user, not as a user of each student's own "
+                       "(for a Python no other user can read; a student's checks can then read the others' files)")
     _add_limits(grade)
 
     diagnose = verbs.add_parser(
@@ -153,6 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
     run = verbs.add_parser("gradescope-run", help=argparse.SUPPRESS)  # what the autograder zip calls
     run.add_argument("submission", type=Path)
     run.add_argument("--results", type=Path, required=True)
+    run.add_argument("--same-user", action="store_true")
     _add_limits(run)
     return parser
 

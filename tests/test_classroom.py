@@ -16,6 +16,7 @@ import pytest
 from checker.classroom.grade import grade_class
 from checker.course.manifest import find_exercise
 from checker.grading.sandbox import Limits
+from student_users import NO_STUDENT_USERS, SAME_USER, SAME_USER_OPTION
 
 REPO = Path(__file__).resolve().parent.parent  # the clone these tests run in
 
@@ -71,7 +72,7 @@ def statuses(results: dict) -> dict[str, str]:
 def graded(tmp_path_factory):
     root = tmp_path_factory.mktemp("class")
     out = root / "out"
-    result = grade_class(make_class(root), out, parallel=2, limits=LIMITS)
+    result = grade_class(make_class(root), out, parallel=2, limits=LIMITS, same_user=SAME_USER)
     return result, out
 
 
@@ -135,6 +136,7 @@ def assert_gradescope_results(results: dict) -> None:
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="per-student users need a grader running as root")
+@pytest.mark.skipif(SAME_USER, reason=NO_STUDENT_USERS)
 def test_a_student_cannot_read_another_students_files_or_the_grades(tmp_path):
     submissions = tmp_path / "submissions"
     out = tmp_path / "out"
@@ -175,7 +177,8 @@ def _class_of_six_fixes(tmp_path):
         folder.mkdir(parents=True)
         (folder / COND.file).write_text(FIXED + f"\n# student {number}\n")
     out = tmp_path / "out"
-    return out, [sys.executable, "-m", "checker", "grade", str(submissions), "--out", str(out), "-j", "1"]
+    return out, [sys.executable, "-m", "checker", "grade", str(submissions), "--out", str(out), "-j", "1",
+                 *SAME_USER_OPTION]
 
 
 def test_an_interrupted_run_keeps_finished_students_and_resumes(tmp_path):
@@ -242,7 +245,7 @@ def test_gradescope_autograder_runs_in_a_gradescope_layout(tmp_path):
     script.chmod(0o755)
     env = dict(os.environ, AUTOGRADER_ROOT=str(root), GBCHECK_PYTHON=sys.executable,
                PYTHONPATH=str(root / "source"))
-    run = subprocess.run([str(script)], env=env, capture_output=True, text=True, timeout=300)
+    run = subprocess.run([str(script), *SAME_USER_OPTION], env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr
     results = json.loads((root / "results" / "results.json").read_text())
     assert_gradescope_results(results)
@@ -266,3 +269,51 @@ def test_a_submission_from_an_older_workspace_is_found_under_its_former_file_nam
     olga, pat = collect(tmp_path / "submissions", exercises, tmp_path / "staging")
     for student, text in ((olga, "# olga's work\n"), (pat, "# pat's work\n")):
         assert list(student.files) == [moved.id] and student.files[moved.id].read_text() == text
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can ask a process of another user")
+def test_the_grader_asks_a_process_of_the_students_user_what_it_can_read():
+    import tempfile
+
+    from checker.classroom.grade import FIRST_STUDENT_UID
+    from checker.classroom.users import first_unreadable
+
+    with tempfile.TemporaryDirectory() as folder:  # under /tmp: pytest's own folders are closed to other users
+        root = Path(folder)
+        closed = root / "closed"
+        (closed / "inside").mkdir(parents=True)
+        (closed / "inside" / "module.py").write_text("x = 1\n")
+        root.chmod(0o755)
+        closed.chmod(0o700)
+        paths = [str(root), str(closed / "inside" / "module.py")]
+        assert first_unreadable(FIRST_STUDENT_UID, paths) == paths[1]
+        closed.chmod(0o755)
+        assert first_unreadable(FIRST_STUDENT_UID, paths) == ""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="per-student users need a grader running as root")
+def test_grading_as_root_refuses_up_front_where_a_students_user_cannot_read_what_a_check_imports(tmp_path,
+                                                                                                 monkeypatch):
+    """A Python under /root is closed to the students' users: every check would fail its first new import. The
+    grader refuses before it writes anything, and says what to do."""
+    from checker.classroom import users
+
+    closed = tmp_path / "python"
+    closed.mkdir()
+    closed.chmod(0o700)
+    monkeypatch.setattr(users, "needed_paths", lambda: [str(closed)])
+    with pytest.raises(users.StudentUsersUnavailable, match="--same-user"):
+        grade_class(make_class(tmp_path), tmp_path / "out", parallel=1, limits=LIMITS)
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_solution_that_imports_a_module_late_passes_in_class_grading(tmp_path):
+    """time-from-outside's solution imports torch.utils.benchmark inside its timer (timeit, getopt): as root, a
+    check run as a student's user that cannot read Python failed it with "No module named 'getopt'"."""
+    timing = find_exercise("time-from-outside")
+    (tmp_path / "submissions" / "alice").mkdir(parents=True)
+    (tmp_path / "submissions" / "alice" / timing.file).write_text(timing.solution_path.read_text())
+    result = grade_class(tmp_path / "submissions", tmp_path / "out", parallel=1,
+                         limits=Limits(timeout=60, memory_mb=2048), same_user=SAME_USER)
+    report = result.students[0].reports[timing.id]
+    assert report.status == "pass", report.message

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from checker.classroom.pristine import FileJob, PristineServer
+from checker.classroom.users import require_student_users
 from checker.course.manifest import Exercise, by_file_name, load_exercises
 from checker.course.resolver import BOOK_URL
 from checker.dynamo import engine
@@ -62,8 +63,9 @@ class Student:
 
 # --- collecting submissions ------------------------------------------------------------------------
 
-def collect(submissions: Path, exercises: list[Exercise], staging: Path) -> list[Student]:
-    """One Student per folder or .zip in `submissions`, with copies of their exercise files in `staging`."""
+def collect(submissions: Path, exercises: list[Exercise], staging: Path, student_users: bool = False) -> list[Student]:
+    """One Student per folder or .zip in `submissions`, with copies of their exercise files in `staging`;
+    `student_users`: each student gets a uid of their own (a grader running as root), which owns their copies."""
     if not submissions.is_dir():
         raise FileNotFoundError(f"{submissions} is not a folder of student submissions")
     by_file = by_file_name(exercises)
@@ -78,7 +80,8 @@ def collect(submissions: Path, exercises: list[Exercise], staging: Path) -> list
             found, problem = files_in_zip(entry, by_file)
         else:
             continue  # a stray file beside the student folders: not a student
-        student = Student(name=name, files={}, problem=problem, uid=FIRST_STUDENT_UID + number)
+        uid = FIRST_STUDENT_UID + number if student_users else None
+        student = Student(name=name, files={}, problem=problem, uid=uid)
         stage(student, found, staging / f"student-{number}")
         students.append(student)
     return students
@@ -117,7 +120,7 @@ def stage(student: Student, found: dict[str, bytes], folder: Path) -> None:
         path.write_bytes(content)
         student.files[exercise_id] = path
     student.digest = digest.hexdigest()
-    if os.geteuid() == 0:  # private to this student's uid: no other student's check can read it
+    if student.uid is not None and os.geteuid() == 0:  # private to the student's uid: no other student's check reads it
         for path in (folder, *folder.iterdir()):
             os.chown(path, student.uid, student.uid)
         folder.chmod(0o700)
@@ -134,9 +137,14 @@ class ClassResult:
 
 
 def grade_class(submissions: Path, out: Path, parallel: int = 2, limits: sandbox.Limits = sandbox.Limits(),
-                progress: Callable[[dict[str, int], int, int], None] | None = None) -> ClassResult:
-    """Grade every student in `submissions` into `out` (see the module docstring)."""
+                progress: Callable[[dict[str, int], int, int], None] | None = None,
+                same_user: bool = False) -> ClassResult:
+    """Grade every student in `submissions` into `out` (see the module docstring). `same_user`: a grader running as
+    root runs every check as itself, not as each student's own uid (users.py: where no other user can read Python)."""
     started = time.monotonic()
+    student_users = os.geteuid() == 0 and not same_user
+    if student_users:  # before anything is written: a refusal leaves nothing behind
+        require_student_users(FIRST_STUDENT_UID, "`gbcheck grade --same-user`")
     exercises = [ex for ex in load_exercises() if not ex.skip]  # those the installed torch can run
     out.mkdir(parents=True, exist_ok=True)
     if os.geteuid() == 0:
@@ -147,7 +155,7 @@ def grade_class(submissions: Path, out: Path, parallel: int = 2, limits: sandbox
             tempfile.TemporaryDirectory(prefix="gbcheck-grade-") as staging_root:
         staging = Path(staging_root)
         os.chmod(staging, 0o711)  # students' checks may enter their own folder, not list the others
-        students = collect(submissions, exercises, staging)
+        students = collect(submissions, exercises, staging, student_users)
         kept = [s for s in students if _load_previous(s, out, exercises)]
         todo = [s for s in students if s not in kept]
         _run(server, todo, exercises, out, parallel, progress, finished=list(kept))

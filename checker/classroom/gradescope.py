@@ -19,6 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from checker.classroom.grade import FIRST_STUDENT_UID, Student, files_in_folder, gradescope_results, stage
+from checker.classroom.users import require_student_users
 from checker.course.manifest import by_file_name, load_exercises
 from checker.course.resolver import CLONE, CourseError, find_course
 from checker.grading import sandbox
@@ -45,7 +46,7 @@ set -euo pipefail
 root="${AUTOGRADER_ROOT:-/autograder}"
 python="${GBCHECK_PYTHON:-$root/venv/bin/python}"
 cd "$root/source"
-exec "$python" -m checker gradescope-run "$root/submission" --results "$root/results/results.json"
+exec "$python" -m checker gradescope-run "$root/submission" --results "$root/results/results.json" "$@"
 """
 
 
@@ -74,12 +75,17 @@ def build_autograder_zip(target: Path) -> list[str]:
     return names
 
 
-def grade_one_submission(submission: Path, results: Path, limits: sandbox.Limits = sandbox.Limits()) -> dict:
-    """Grade one student's folder and write Gradescope's results.json to `results`."""
+def grade_one_submission(submission: Path, results: Path, limits: sandbox.Limits = sandbox.Limits(),
+                         same_user: bool = False) -> dict:
+    """Grade one student's folder and write Gradescope's results.json to `results`. `same_user`: as in
+    grade.grade_class (no results are written where the student's uid could not run a check)."""
+    student_user = os.geteuid() == 0 and not same_user
+    if student_user:
+        require_student_users(FIRST_STUDENT_UID, "`gradescope-run --same-user`")
     exercises = [ex for ex in load_exercises() if not ex.skip]  # those the installed torch can run
     with tempfile.TemporaryDirectory(prefix="gbcheck-gs-") as staging:
         os.chmod(staging, 0o711)  # the student's checks may enter their own folder in it (stage makes it theirs)
-        student = Student(name="submission", files={}, uid=FIRST_STUDENT_UID)
+        student = Student(name="submission", files={}, uid=FIRST_STUDENT_UID if student_user else None)
         found = {}
         if submission.is_dir():
             found = files_in_folder(submission, by_file_name(exercises))
@@ -90,8 +96,7 @@ def grade_one_submission(submission: Path, results: Path, limits: sandbox.Limits
             if exercise.id in student.files:
                 # As root (Gradescope's container), the checks run as the student's uid, which owns only
                 # the staged copies: not the results file, the course or the grader's process.
-                report = check_file(exercise, student.files[exercise.id], limits, pristine=True,
-                                    user=student.uid if os.geteuid() == 0 else None)
+                report = check_file(exercise, student.files[exercise.id], limits, pristine=True, user=student.uid)
                 student.reports[exercise.id] = replace(report, file=exercise.file)
         data = gradescope_results(student, exercises)
     results.parent.mkdir(parents=True, exist_ok=True)

@@ -78,6 +78,7 @@ def _surviving_mutants(exercises: list, args: argparse.Namespace) -> dict[str, l
 def cmd_grade(args: argparse.Namespace) -> int:
     from checker.classroom import grade
     from checker.classroom.pristine import GradingStopped
+    from checker.classroom.users import StudentUsersUnavailable
     from checker.grading import sandbox
 
     sandbox.prepare()
@@ -103,7 +104,10 @@ def cmd_grade(args: argparse.Namespace) -> int:
 
     try:
         result = grade.grade_class(args.submissions, args.out, parallel=max(1, args.jobs), limits=limits,
-                                   progress=progress)
+                                   progress=progress, same_user=args.same_user)
+    except StudentUsersUnavailable as refused:
+        print(f"gbcheck: {refused}", file=sys.stderr)
+        return 2
     except GradingStopped as stopped:
         print(f"\ngbcheck: {stopped}", file=sys.stderr)
         return 1
@@ -127,9 +131,14 @@ def cmd_gradescope(target: Path) -> int:
 
 def cmd_gradescope_run(args: argparse.Namespace) -> int:
     from checker.classroom.gradescope import grade_one_submission
+    from checker.classroom.users import StudentUsersUnavailable
     from checker.grading import sandbox
 
     sandbox.prepare()
-    data = grade_one_submission(args.submission, args.results, sandbox_limits(args))
+    try:
+        data = grade_one_submission(args.submission, args.results, sandbox_limits(args), same_user=args.same_user)
+    except StudentUsersUnavailable as refused:  # no results.json: Gradescope shows the autograder's failure
+        print(f"gbcheck: {refused}", file=sys.stderr)
+        return 2
     print(f"score {data['score']}: {data['output']}")
     return 0
