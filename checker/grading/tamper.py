@@ -39,7 +39,8 @@ WATCHED_MODULES = (
     "checker.dynamo.engine", "checker.dynamo.frames", "checker.course.manifest", "checker.course.values",
     "checker.course.draws",
     "checker.grading.sandbox", "checker.grading.trial", "checker.grading.tamper", "checker.grading.replay",
-    "checker.grading.allowed", "checker.grading.observe", "checker.grading.probes", "checker.grading.plain",
+    "checker.grading.allowed", "checker.grading.observe", "checker.grading.probes", "checker.grading.compiled_probes",
+    "checker.grading.plain",
 )
 WATCHED_CLASSES = (torch.Tensor, torch._C.TensorBase, torch.nn.Module, torch.fx.GraphModule,
                    symbolic_convert.InstructionTranslatorBase, logging.Logger)
