@@ -647,3 +647,34 @@ def test_a_graph_that_pads_every_input_to_a_bound_of_its_own_is_replayed_past_it
     report = check_file(exercise, attempt)
     replayed = next(check for check in report.checks if check.name == "replay-matches")
     assert report.status == "fail" and replayed.status == "fail" and "a size no call of the check had" in replayed.message
+
+
+def test_compiled_gradients_are_excused_only_by_a_report_that_fails_on_its_own():
+    """Default mode's gradients are not asked of a file that still breaks or recompiles (it fails those checks
+    first, and each break or length would cost a trace); a report that leaves them out and claims neither fails."""
+    from checker.grading.matches import compiled_matches
+    from checker.grading.trial import compiled_gradients_asked
+
+    exercise = find_exercise("cond-on-input")
+    x = torch.ones(2)
+    ref = {"orders": {"default": [0], "fullgraph": [0]}, "outputs": [x], "inputs_after": [[x]], "cases": [0],
+           "gradients": [{"of": ["argument 1"], "grads": [x]}]}
+
+    def default(breaks: list, graphs: list[int]) -> dict:
+        return {"mode": "default", "stage": "done", "outputs": [x], "inputs_after": [[x]],
+                "diagnosis": {"error": None, "graph_breaks": breaks, "calls": [{"graphs": graphs}]}}
+
+    fullgraph = {"mode": "fullgraph", "stage": "done", "outputs": [x], "inputs_after": [[x]],
+                 "diagnosis": {"error": None, "graph_breaks": [], "calls": [{"graphs": [0]}]}}
+    claimed_clean = default([], [0])
+    assert compiled_gradients_asked(exercise, claimed_clean["diagnosis"])
+    result = compiled_matches(exercise, [claimed_clean, fullgraph], ref)
+    assert result.status == "fail" and "gradients" in result.message, result
+    breaking = default([{"gb_id": "GB0170", "gb_type": "Data-dependent branching"}], [0, 1])
+    assert not compiled_gradients_asked(exercise, breaking["diagnosis"])
+    assert compiled_matches(exercise, [breaking, fullgraph], ref).status == "pass"  # no-graph-breaks fails it
+    malformed = {"graph_breaks": [], "calls": "not a list of calls"}
+    assert compiled_gradients_asked(exercise, malformed)  # a report of no such shape is asked for everything
+    recompiling = find_exercise("online-normalize")
+    assert not compiled_gradients_asked(recompiling, default([], [0, 1, 2])["diagnosis"])
+    assert compiled_gradients_asked(recompiling, default([], [0, 1])["diagnosis"])
