@@ -16,7 +16,7 @@ import sysconfig
 
 import torch
 
-import checker
+from checker.course.manifest import load_exercises
 
 
 class StudentUsersUnavailable(RuntimeError):
@@ -25,11 +25,12 @@ class StudentUsersUnavailable(RuntimeError):
 
 def needed_paths() -> list[str]:
     """What a check reads: Python's standard library (a folder and a module in it), its compiled extensions,
-    torch's package and the checker's."""
-    paths = sysconfig.get_paths()
-    stdlib = paths["stdlib"]
-    return [stdlib, os.__file__, os.path.join(stdlib, "lib-dynload"),
-            os.path.dirname(torch.__file__), torch.__file__, os.path.dirname(checker.__file__), checker.__file__]
+    torch's package, the checker's, and the shipped exercise files (whose imports the gate allows)."""
+    stdlib = sysconfig.get_paths()["stdlib"]
+    shipped = str(load_exercises()[0].original_path)
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the checker's own folder
+    return [stdlib, os.__file__, os.path.join(stdlib, "lib-dynload"), os.path.dirname(torch.__file__),
+            torch.__file__, package, os.path.join(package, "__init__.py"), os.path.dirname(shipped), shipped]
 
 
 def first_unreadable(uid: int, paths: list[str] | None = None) -> str:

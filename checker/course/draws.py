@@ -2,8 +2,8 @@
 
 The manifest's inputs are the examples a learner sees. A check grades on inputs drawn afresh from a
 generator per input (see `draw_spec`): a random tensor spec (`randn`, `rand`, `randint`, `bernoulli`)
-keeps its shape, dtype and constraints (`scale`, `shift`, `low`, `high`, `exclude`, `p`) and gets a new
-seed; a literal (`tensor`, `ones`, `zeros`, `arange`, a plain value) stays as it is, unless the case
+keeps its shape, dtype and constraints (`scale`, `shift`, `shift_below_diagonal`, `low`, `high`, `exclude`,
+`p`) and gets a new seed; a literal (`tensor`, `ones`, `zeros`, `arange`, a plain value) stays as it is, unless the case
 declares a `draw` table with generators of its own. A case's draws therefore share its signature (the
 shapes, dtypes and plain values Dynamo guards on) and, as `gbcheck verify` proves on every exercise,
 take the branches of the reference that its example takes.

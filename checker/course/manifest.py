@@ -365,8 +365,8 @@ def _validate_tensor_spec(name: str, spec: dict[str, Any]) -> None:
     makers = [key for key in spec if key in TENSOR_MAKERS]
     if len(makers) != 1:
         raise ManifestError(f"exercise {name}: a tensor input needs exactly one of {TENSOR_MAKERS}, got {spec}")
-    extra = set(spec) - set(TENSOR_MAKERS) - {"seed", "scale", "shift", "dtype", "low", "high", "exclude", "p",
-                                              "requires_grad"}
+    extra = set(spec) - set(TENSOR_MAKERS) - {"seed", "scale", "shift", "shift_below_diagonal", "dtype", "low", "high",
+                                              "exclude", "p", "requires_grad"}
     if extra:
         raise ManifestError(f"exercise {name}: unknown tensor-spec keys {sorted(extra)}")
     if spec.get("dtype", "float32") not in DTYPES:

@@ -41,6 +41,8 @@ def build_value(value: Any, default_seed: int = 0) -> Any:
         tensor = tensor * value["scale"]
     if "shift" in value:  # a number, or a nested list of the tensor's shape (a fixed pattern)
         tensor = tensor + torch.as_tensor(value["shift"], dtype=dtype)
+    if "shift_below_diagonal" in value:  # a number added below the diagonal: the same pattern at any drawn size
+        tensor = tensor + torch.full(tensor.shape[-2:], float(value["shift_below_diagonal"]), dtype=dtype).tril(-1)
     if value.get("requires_grad"):  # a leaf that autograd tracks, as in a training step
         tensor.requires_grad_()
     return tensor
