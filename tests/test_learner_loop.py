@@ -131,18 +131,45 @@ def test_ctrl_c_ends_a_check_at_once_with_130_and_leaves_no_process(workspace, d
     path.write_text("import time\ntime.sleep(120)\n" + path.read_text())
     check = subprocess.Popen([sys.executable, "-m", "checker", "check", "cond-on-input"], cwd=workspace.folder,
                              env=workspace.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             start_new_session=True)  # its own session: every process it starts can be found
+                             start_new_session=True,  # its own session: every process it starts can be found
+                             preexec_fn=_as_a_terminal_starts_it)
     time.sleep(delay)
     check.send_signal(signal.SIGINT)
     sent = time.monotonic()
     try:
         _, stderr = check.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        raise AssertionError(f"no exit 10 s after SIGINT; {_signal_state(check.pid)}") from None
     finally:
         check.kill()
     assert time.monotonic() - sent < 1.0
     assert check.returncode == 130 and "Traceback" not in stderr, stderr
     time.sleep(0.2)
     assert _session_members(check.pid) == []
+
+
+def _as_a_terminal_starts_it() -> None:
+    """A command typed at a terminal starts with Ctrl-C's default action and no signal blocked, whatever this
+    test process inherited or set (a suite run in the background ignores SIGINT; in-process checks may leave
+    a signal blocked): what is tested is the checker's own handling of it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, set())
+
+
+def _signal_state(pid: int) -> str:
+    """How the process stands towards signals, each of its threads (for a failure's message)."""
+    found = []
+    for task in sorted(Path(f"/proc/{pid}/task").glob("*")):
+        try:
+            lines = (task / "status").read_text().splitlines()
+            fields = dict(line.split(":\t", 1) for line in lines if ":\t" in line)
+            wchan = (task / "wchan").read_text()
+        except OSError:
+            continue
+        found.append(f"thread {task.name}: blocked {fields.get('SigBlk', '?').strip()}, ignored "
+                     f"{fields.get('SigIgn', '?').strip()}, caught {fields.get('SigCgt', '?').strip()}, "
+                     f"pending {fields.get('SigPnd', '?').strip()}, waiting in {wchan or '-'}")
+    return "; ".join(found) or "no such process"
 
 
 def _session_members(session: int) -> list[int]:
@@ -266,14 +293,18 @@ def test_the_warm_grader_answers_later_checks_stops_a_cancelled_one_and_leaves_w
         slow = workspace.folder / "slow.py"
         slow.write_text("import time\ntime.sleep(120)\n")
         client = subprocess.Popen([sys.executable, "-m", "checker", "check", "cond-on-input", "--file", str(slow)],
-                                  cwd=workspace.folder, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                                  cwd=workspace.folder, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                  preexec_fn=_as_a_terminal_starts_it)
         for _ in range(50):
             if _children_of(grader):
                 break
             time.sleep(0.1)
         assert _children_of(grader), "the grader never started the check"
         client.send_signal(signal.SIGINT)
-        assert client.wait(timeout=5) == 130
+        try:
+            assert client.wait(timeout=5) == 130
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"no exit 5 s after SIGINT; {_signal_state(client.pid)}") from None
         for _ in range(30):
             if not _children_of(grader):
                 break
