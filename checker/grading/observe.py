@@ -131,16 +131,17 @@ def untrained(entry: Any, module: Any) -> Iterator[None]:
             part.training = training
 
 
-def _runner(entry: Any, mode: str) -> Any:
+def _runner(entry: Any, mode: str, dynamic: bool | None = None) -> Any:
     """The entry as the mode runs it: eagerly under the force_eager stance, or compiled afresh with Dynamo's
-    eager backend (the probes run after the mode's diagnosis, whose compilation is gone)."""
+    eager backend (the probes run after the mode's diagnosis, whose compilation is gone); `dynamic` as
+    torch.compile takes it."""
     if mode == "eager":
         def run(*args: Any, **kwargs: Any) -> Any:
             with engine._set_stance("force_eager"):
                 return entry(*args, **kwargs)
         return run
     torch._dynamo.reset()
-    return torch.compile(entry, backend="eager", fullgraph=(mode == "fullgraph"))
+    return torch.compile(entry, backend="eager", fullgraph=(mode == "fullgraph"), dynamic=dynamic)
 
 
 def _call_quietly(runner: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
@@ -225,8 +226,7 @@ def call_gradients(entry: Any, module: Any, calls: Calls, arguments: bool = True
         for path, parameter in value.named_parameters())
     labels = "by place" if arguments else ""
     if compiled:  # static shapes: a trace per size, each a fraction of a symbolic trace's cost
-        torch._dynamo.reset()
-        return _gradients(entry, torch.compile(entry, backend="eager", dynamic=False), calls, found, labels)
+        return _gradients(entry, _runner(entry, "default", dynamic=False), calls, found, labels)
     eagerly = _gradients(entry, _runner(entry, "eager"), calls, found, labels)
     return [_gradients(entry, entry, [call], found, labels)[0] if "error" in result else result
             for call, result in zip(calls, eagerly)]
