@@ -651,7 +651,8 @@ def test_a_graph_that_pads_every_input_to_a_bound_of_its_own_is_replayed_past_it
 
 def test_compiled_gradients_are_excused_only_by_a_report_that_fails_on_its_own():
     """Default mode's gradients are not asked of a file that still breaks or recompiles (it fails those checks
-    first, and each break or length would cost a trace); a report that leaves them out and claims neither fails."""
+    first, and each break or length would cost a trace), nor of outputs with no floating-point tensor (no gradient
+    flows from them); a report that leaves them out and claims none of these fails."""
     from checker.grading.matches import compiled_matches
     from checker.grading.trial import compiled_gradients_asked
 
@@ -667,14 +668,22 @@ def test_compiled_gradients_are_excused_only_by_a_report_that_fails_on_its_own()
     fullgraph = {"mode": "fullgraph", "stage": "done", "outputs": [x], "inputs_after": [[x]],
                  "diagnosis": {"error": None, "graph_breaks": [], "calls": [{"graphs": [0]}]}}
     claimed_clean = default([], [0])
-    assert compiled_gradients_asked(exercise, claimed_clean["diagnosis"])
+    assert compiled_gradients_asked(exercise, claimed_clean["diagnosis"], [x])
     result = compiled_matches(exercise, [claimed_clean, fullgraph], ref)
     assert result.status == "fail" and "gradients" in result.message, result
     breaking = default([{"gb_id": "GB0170", "gb_type": "Data-dependent branching"}], [0, 1])
-    assert not compiled_gradients_asked(exercise, breaking["diagnosis"])
+    assert not compiled_gradients_asked(exercise, breaking["diagnosis"], [x])
     assert compiled_matches(exercise, [breaking, fullgraph], ref).status == "pass"  # no-graph-breaks fails it
     malformed = {"graph_breaks": [], "calls": "not a list of calls"}
-    assert compiled_gradients_asked(exercise, malformed)  # a report of no such shape is asked for everything
+    assert compiled_gradients_asked(exercise, malformed, [x])  # a report of no such shape is asked for everything
     recompiling = find_exercise("online-normalize")
-    assert not compiled_gradients_asked(recompiling, default([], [0, 1, 2])["diagnosis"])
-    assert compiled_gradients_asked(recompiling, default([], [0, 1])["diagnosis"])
+    assert not compiled_gradients_asked(recompiling, default([], [0, 1, 2])["diagnosis"], [x])
+    assert compiled_gradients_asked(recompiling, default([], [0, 1])["diagnosis"], [x])
+    # indices alone: every gradient would be none, so none is asked; a float output claimed as indices fails first
+    indices = torch.tensor([2, 0])
+    assert not compiled_gradients_asked(exercise, claimed_clean["diagnosis"], [indices])
+    on_indices = {**ref, "outputs": [indices], "gradients": [{"of": ["argument 1"], "grads": [None]}]}
+    assert compiled_matches(exercise, [{**claimed_clean, "outputs": [indices]}, {**fullgraph, "outputs": [indices]}],
+                            on_indices).status == "pass"
+    claimed_indices = compiled_matches(exercise, [{**claimed_clean, "outputs": [indices]}, fullgraph], ref)
+    assert claimed_indices.status == "fail" and "output differs" in claimed_indices.message, claimed_indices

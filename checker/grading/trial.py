@@ -200,7 +200,7 @@ def run_trial(exercise: Exercise, path: str, mode: str, snapshot: tamper.Snapsho
             trial["observed"] = {"error": _describe(err, path)}
     # after the probes (they expect the calls alone before them) and the findings
     if watch and not diagnosis.error and (mode == "eager" or mode == "default" and
-                                          compiled_gradients_asked(exercise, trial["diagnosis"])):
+                                          compiled_gradients_asked(exercise, trial["diagnosis"], trial["outputs"])):
         try:
             trial["gradients"] = observe.call_gradients(entry, module, given, exercise.input_gradients,
                                                         compiled=(mode == "default"))
@@ -212,14 +212,17 @@ def run_trial(exercise: Exercise, path: str, mode: str, snapshot: tamper.Snapsho
     return trial
 
 
-def compiled_gradients_asked(exercise: Exercise, diagnosis: dict[str, Any]) -> bool:
+def compiled_gradients_asked(exercise: Exercise, diagnosis: dict[str, Any], outputs: Any) -> bool:
     """Whether default mode's calls are asked for their gradients (compiled afresh: the costliest part of a trial).
     Not while the diagnosis, as the trial reports it, fails no-graph-breaks or no-recompilation: a file still
-    breaking or recompiling is told that first, and each break or length would cost one more trace."""
+    breaking or recompiling is told that first, and each break or length would cost one more trace. Nor where no
+    output is a floating-point tensor (while-loop-nms' indices): no gradient flows from one, so every gradient
+    would be none, as the reference's are where compiled-matches holds the outputs to the reference's."""
     try:
         graphs = {graph for call in diagnosis["calls"] for graph in call["graphs"]}
         too_many = bool(exercise.max_compilations) and len(graphs) > exercise.max_compilations
-        return not (diagnosis["graph_breaks"] or too_many)
+        differentiable = any(t.is_floating_point() for t in tensors_in(outputs))
+        return differentiable and not (diagnosis["graph_breaks"] or too_many)
     except (KeyError, TypeError):  # a report of no such shape asks for everything (and fails on its own)
         return True
 
