@@ -49,23 +49,31 @@ WATCHED_CLASSES = (torch.Tensor, torch._C.TensorBase, torch.nn.Module, torch.fx.
 CHECKER_MODULES = tuple(name for name in WATCHED_MODULES if name.startswith("checker."))
 
 
-def _function_state(value: Any) -> tuple[int, ...] | None:
-    """What a function is made of besides its identity: code, defaults, closure contents (ids)."""
+_EMPTY_CELL = object()
+
+
+def _function_state(value: Any) -> tuple[Any, ...] | None:
+    """What a function is made of besides its identity: its code, defaults and closure contents, compared by
+    identity (`_same`)."""
     if isinstance(value, (staticmethod, classmethod, types.MethodType)):
         value = value.__func__
     if not isinstance(value, types.FunctionType):
         return None
-    code = value.__code__
     cells = []
     for cell in value.__closure__ or ():
         try:
-            cells.append(id(cell.cell_contents))
+            cells.append(cell.cell_contents)
         except ValueError:  # an empty cell
-            cells.append(0)
-    return (id(code), id(value.__defaults__), id(value.__kwdefaults__), *cells)
+            cells.append(_EMPTY_CELL)
+    return (value.__code__, value.__defaults__, value.__kwdefaults__, *cells)
 
 
-def _functions(namespace: dict[str, Any], prefix: str) -> dict[str, tuple[Any, tuple[int, ...]]]:
+def _same(state: tuple[Any, ...] | None, saved: tuple[Any, ...]) -> bool:
+    """The same objects, one by one (never `==`: a cell may hold a tensor, whose `==` is a tensor)."""
+    return state is not None and len(state) == len(saved) and all(a is b for a, b in zip(state, saved))
+
+
+def _functions(namespace: dict[str, Any], prefix: str) -> dict[str, tuple[Any, tuple[Any, ...]]]:
     """Every function of a namespace, and the methods of the checker's classes in it, by dotted name."""
     states = {}
     for name, value in namespace.items():
@@ -103,29 +111,29 @@ def _namespaces() -> dict[str, dict[str, Any]]:
 
 @dataclass
 class Snapshot:
-    # namespace -> name -> id() of every function and class in it, dunder names left out
-    identities: dict[str, dict[str, int]]
+    # namespace -> name -> every function and class in it, dunder names left out
+    identities: dict[str, dict[str, Any]]
     class_members: dict[str, set[str]]  # every attribute of the watched classes: an added method is a patch too
     config: dict[str, Any]
     stance: str
-    functions: dict[str, tuple[Any, tuple[int, ...]]]  # dotted name -> (function, its code, defaults, cells)
-    checker_globals: dict[str, dict[str, int]]  # checker module -> global name -> id() of its value
+    functions: dict[str, tuple[Any, tuple[Any, ...]]]  # dotted name -> (function, its code, defaults, cells)
+    checker_globals: dict[str, dict[str, Any]]  # checker module -> global name -> its value
     substituted: set[int]  # id() of every function Dynamo already traces a polyfill of (substitute_in_graph)
     logging_disabled: int = logging.NOTSET  # `logging.disable`'s level for the whole process
 
     @classmethod
     def take(cls) -> Snapshot:
-        # Plain ids and names, no strings built per entry: a check compares against this once per mode,
-        # in a child where every object touched costs a copied page.
+        # The objects themselves, compared by `is`, and names, no strings built per entry: a check compares
+        # against this once per mode, in a child where every call of `id()` is an audit event both hooks see.
         identities, class_members, functions = {}, {}, {}
         for space, namespace in _namespaces().items():
-            identities[space] = {name: id(value) for name, value in namespace.items()
+            identities[space] = {name: value for name, value in namespace.items()
                                  if callable(value) and not name.startswith("__")}
             functions.update(_functions(namespace, space))
         for klass in WATCHED_CLASSES:
             space = f"{klass.__module__}.{klass.__qualname__}"
             class_members[space] = set(vars(klass))
-        checker_globals = {name: {key: id(value) for key, value in vars(sys.modules[name]).items()
+        checker_globals = {name: {key: value for key, value in vars(sys.modules[name]).items()
                                   if not key.startswith("__")} for name in CHECKER_MODULES}
         return cls(identities=identities, class_members=class_members, config=engine.config_snapshot(),
                    stance=eval_frame._stance.stance, functions=functions, checker_globals=checker_globals,
@@ -141,17 +149,17 @@ class Snapshot:
         found = []
         replaced = set()
         for space, namespace in _namespaces().items():
-            for name, ident in self.identities[space].items():
-                value = namespace.get(name)
-                if value is None or id(value) != ident:
+            for name, saved in self.identities[space].items():
+                if namespace.get(name, _EMPTY_CELL) is not saved:
                     replaced.add(f"{space}.{name}")
             if space in self.class_members:
                 replaced |= {f"{space}.{name}" for name in set(namespace) - self.class_members[space]}
-        replaced |= {name for name, (function, state) in self.functions.items() if _function_state(function) != state}
+        replaced |= {name for name, (function, state) in self.functions.items()
+                     if not _same(_function_state(function), state)}
         for module, saved in self.checker_globals.items():
             namespace = vars(sys.modules[module])
-            replaced |= {f"{module}.{key}" for key, ident in saved.items()
-                         if key not in namespace or id(namespace[key]) != ident}
+            replaced |= {f"{module}.{key}" for key, value in saved.items()
+                         if namespace.get(key, _EMPTY_CELL) is not value}
             replaced |= {f"{module}.{key}" for key in namespace if key not in saved and not key.startswith("__")}
         replaced = sorted(replaced)
         if replaced:
