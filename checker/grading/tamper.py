@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import operator
 import sys
 import types
 from dataclasses import dataclass
@@ -70,7 +71,7 @@ def _function_state(value: Any) -> tuple[Any, ...] | None:
 
 def _same(state: tuple[Any, ...] | None, saved: tuple[Any, ...]) -> bool:
     """The same objects, one by one (never `==`: a cell may hold a tensor, whose `==` is a tensor)."""
-    return state is not None and len(state) == len(saved) and all(a is b for a, b in zip(state, saved))
+    return state is not None and len(state) == len(saved) and all(map(operator.is_, state, saved))
 
 
 def _functions(namespace: dict[str, Any], prefix: str) -> dict[str, tuple[Any, tuple[Any, ...]]]:
