@@ -88,13 +88,14 @@ def _hook(trusted: tuple[str, ...], shipped: str | None):
     def for_learner(frame) -> bool:
         """Whether the event was raised on the learner's behalf (module docstring)."""
         while frame is not None:
-            filename = frame.f_code.co_filename
+            code = frame.f_code  # read once: each read of a frame's code is an audit event, this hook's too
+            filename = code.co_filename
             if filename == _DYNAMO_COMPILES or filename.startswith(_CHECKER):
                 return False  # torch compiling the learner's code, or the checker running it
             if not is_trusted(filename):
                 return True
             outer = frame.f_back
-            if frame.f_code.co_name == "<module>" and outer is not None \
+            if code.co_name == "<module>" and outer is not None \
                     and outer.f_code.co_filename.startswith(_IMPORT_MACHINERY):
                 return False  # the body of a module of torch's (or numpy's, Python's) being imported
             frame = outer
