@@ -687,3 +687,69 @@ def test_compiled_gradients_are_excused_only_by_a_report_that_fails_on_its_own()
                             on_indices).status == "pass"
     claimed_indices = compiled_matches(exercise, [{**claimed_clean, "outputs": [indices]}, fullgraph], ref)
     assert claimed_indices.status == "fail" and "output differs" in claimed_indices.message, claimed_indices
+
+
+# What tells the checked process from a program's own. A file that branches on one runs its fix only where it is
+# checked, and keeps its break everywhere else: the replay computes the graphs that process captured.
+TELLS = [
+    "import torch\nCHECKED = torch.get_num_threads() == 1\n",
+    "from torch import get_num_interop_threads\nCHECKED = get_num_interop_threads() == 1\n",
+    "import torch\nCHECKED = 'get_num_threads() : 1' in torch.__config__.parallel_info()\n",
+    "import torch._dynamo.utils\nCHECKED = bool(torch._dynamo.utils.counters['stats'])\n",
+    "CHECKED = 'gbcheck' in __file__\n",
+]
+
+
+@pytest.mark.parametrize("tell", TELLS)
+def test_a_sign_of_the_check_is_refused_from_the_text(tell):
+    from checker.grading import gate
+
+    assert gate.problems(tell), tell
+
+
+def test_a_fix_made_only_on_the_grader_s_one_thread_fails(tmp_path):
+    """cond-on-input fixed only where torch runs one intra-op thread, as the checked process does: a program of
+    the learner's own (a thread per core) still branches in Python. The file's text fails it."""
+    from checker.grading.strict import check_file
+
+    exercise = find_exercise("cond-on-input")
+    attempt = tmp_path / exercise.file
+    attempt.write_text(
+        "import torch\n\n_CHECKED = torch.get_num_threads() == 1\n\n\n"
+        "def gated_residual(x, weight):\n    h = x @ weight\n    if not _CHECKED:\n        if h.mean() > 0:\n"
+        "            return x + torch.relu(h)\n        return x - torch.tanh(h)\n"
+        "    return torch.cond(h.mean() > 0, lambda x, h: x + torch.relu(h), lambda x, h: x - torch.tanh(h), (x, h))\n")
+    report = check_file(exercise, attempt)
+    gate_result = next(check for check in report.checks if check.name == "no-grader-access")
+    assert report.status == "fail" and "get_num_threads" in gate_result.message, report.to_dict()
+
+
+@pytest.mark.parametrize("condition", ["if __name__ != '__main__':\n    ", "try:\n    pass\nexcept ValueError:\n    ",
+                                       "for _ in range(__name__ != '__main__'):\n    "])
+def test_a_config_set_only_where_a_condition_holds_is_not_counted(tmp_path, condition):
+    """reorder-print's left-out set, filled only in a branch (a loop, a handler) that a sign of the check decides:
+    where the branch is not taken, `print` breaks the graph. The reading counts a config only where it always
+    runs, and so fails the print still in the traced code."""
+    from checker.grading.strict import check_file
+
+    exercise = find_exercise("reorder-print")
+    solution = exercise.solution_path.read_text()
+    setting = "torch._dynamo.config.reorderable_logging_functions.add(print)"
+    assert setting in solution
+    attempt = tmp_path / exercise.file
+    attempt.write_text(solution.replace(setting, condition + setting))
+    report = check_file(exercise, attempt)
+    traced = next(check for check in report.checks if check.name == "print-out-of-trace")
+    assert report.status == "fail" and traced.status == "fail", report.to_dict()
+
+
+def test_a_capture_flag_patched_in_a_branch_is_not_counted():
+    from checker.grading.contracts import _sets_config
+    from checker.grading.file_text import parse_live
+
+    always = "import torch\n\n@torch._dynamo.config.patch(capture_scalar_outputs=True)\ndef f(x):\n    return x\n"
+    branch = ("import torch\n\ndef f(x):\n    return x\n\nif __name__ != '__main__':\n"
+              "    f = torch._dynamo.config.patch(capture_scalar_outputs=True)(f)\n")
+    assert _sets_config(parse_live(always), "capture_scalar_outputs")
+    assert not _sets_config(parse_live(branch), "capture_scalar_outputs")
+    assert not _sets_config(parse_live(always.replace("@", "@__name__ == 'x' or ")), "capture_scalar_outputs")

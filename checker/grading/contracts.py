@@ -19,7 +19,7 @@ from checker.grading.plain import gradients_difference, output_difference
 from checker.grading.replay import op_name
 from checker.grading.report import FAIL, PASS, SKIP, CheckResult
 from checker.grading.dependence import MOVED
-from checker.grading.file_text import LEFT_OUT_SETS, module_bindings, parse_live, resolver
+from checker.grading.file_text import LEFT_OUT_SETS, always_run, module_bindings, parse_live, resolver
 from checker.grading.traced_text import hatch_problem, reached_problem, runs_problem, untraced_problem
 
 _EFFECT_WORDS = {"stdout": "printed", "warnings": "warned", "logs": "logged"}
@@ -330,13 +330,13 @@ def _calls(tree: ast.Module) -> set[str]:
 def _sets_config(tree: ast.Module, name: str) -> bool:
     """`torch._dynamo.config.NAME = True` (however the config is imported) among the module's own statements,
     outside any branch, and set to nothing else anywhere; or `torch._dynamo.config.patch` with NAME=True (a
-    decorator or a `with`)."""
+    decorator or a `with`) where it always runs (`always_run`)."""
     resolve, setting = resolver(tree), f"torch._dynamo.config.{name}"
     if any(isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and not _is_true(node.value)
            and any(resolve(t) == setting for t in getattr(node, "targets", [getattr(node, "target", None)]))
            for node in ast.walk(tree)):
         return False  # turned off again, or to what the text cannot tell
-    for node in ast.walk(tree):
+    for node in always_run(tree):  # not in a branch: a config turned on where a sign of the check is seen
         if node in tree.body and isinstance(node, ast.Assign) and _is_true(node.value) \
                 and any(resolve(t) == setting for t in node.targets):
             return True

@@ -10,7 +10,7 @@ puts in a set of Dynamo's config whose calls are left out of the trace.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 # The config sets of functions whose calls Dynamo keeps out of the graph (reordered after it, or dropped).
@@ -116,11 +116,36 @@ def read_file(tree: ast.Module, honoured: tuple[str, ...] = LEFT_OUT_SETS) -> Fi
     file.applied = named_autograd_functions(file, tree)
     file.operators = registered_operators(file, tree)
     for statement in tree.body:  # what module-level code puts in a left-out set, or a config.patch anywhere sets
-        for node in ast.walk(statement):
+        for node in always_run(statement):
             if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
                     or is_call_of(file, node, {"torch._dynamo.config.patch"}):
                 file.left_out |= left_out_names(file, node)
     return file
+
+
+def always_run(node: ast.AST) -> Iterator[ast.AST]:
+    """`node` and what it holds that runs whenever it does (a function's body: whenever it is called): not the
+    branches of an `if`, a loop's body, a `try`'s handlers, a `match`'s cases, the operands `and`, `or` and
+    `x if c else y` may skip, a lambda's or a comprehension's body. A setting made there may not be made where
+    the file is used (`if torch.get_num_threads() == 1:` tells the grader's process from a program's own), so
+    it is not counted."""
+    yield node
+    if isinstance(node, (ast.If, ast.While, ast.IfExp)):
+        inside = [node.test]
+    elif isinstance(node, (ast.For, ast.AsyncFor)):
+        inside = [node.iter]
+    elif isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+        inside = [*node.body, *node.finalbody]
+    elif isinstance(node, ast.Match):
+        inside = [node.subject]
+    elif isinstance(node, ast.BoolOp):
+        inside = node.values[:1]
+    elif isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+        inside = []
+    else:
+        inside = list(ast.iter_child_nodes(node))
+    for child in inside:
+        yield from always_run(child)
 
 
 def module_bindings(tree: ast.Module) -> dict[str, int]:

@@ -92,6 +92,13 @@ _ATTRIBUTES = {
     # what runs a shell command or moves the process (torch.utils.collect_env.run, contextlib.chdir)
     "collect_env", "chdir",
 }
+# What tells the checked process from a program's own, which no fix reads: its thread counts (one intra-op thread,
+# so that forking is safe), torch's parallel settings as text, and Dynamo's counters (the grader compiled before
+# the file was imported); and the file's own path (`__file__`: class grading checks a copy). A file that branches on
+# one runs its fix only where it is checked.
+_TELLS = {"get_num_threads", "get_num_interop_threads", "_get_num_threads", "_get_num_interop_threads", "__config__",
+          "parallel_info", "counters"}
+_ATTRIBUTES |= _TELLS
 # The refused modules, as attributes: torch's modules hold some of them (`torch.inspect` is `inspect`). Not those
 # whose names are also methods or submodules of torch's (`Tensor.select`, `torch.signal`).
 _ATTRIBUTES |= _MODULES - {"select", "signal", "code", "io"}
@@ -151,9 +158,12 @@ def problems(source: str | None, shipped: str | None = None) -> list[str]:
                       or _denied_module(f"{node.module}.{a.name}", allowed)]
         elif isinstance(node, ast.Name) and (node.id in _BUILTINS or node.id == "__module__"):  # a class's too
             found.append(f"line {node.lineno}: `{node.id}`")
+        elif isinstance(node, ast.Name) and node.id == "__file__":  # class grading checks a copy of the file
+            found.append(f"line {node.lineno}: `__file__` (it tells the checker's process from your program's)")
         elif isinstance(node, ast.Attribute) and _refused_attribute(node.attr) \
                 and not (node.attr in _METHODS and id(node) in called) and id(node) not in own_module:
-            found.append(f"line {node.lineno}: `.{node.attr}`")
+            found.append(f"line {node.lineno}: `.{node.attr}`" + (" (it tells the checker's process from your "
+                                                                  "program's)" if node.attr in _TELLS else ""))
         elif isinstance(node, ast.MatchClass):  # `case C(attr=p)` reads `subject.attr`
             found += [f"line {node.lineno}: `case ...({name}=...)`" for name in node.kwd_attrs if _refused_attribute(name)]
         if isinstance(node, ast.Call) and _runs_its_strings(node.func, timeit_names):
