@@ -50,7 +50,7 @@ WATCHED_CLASSES = (torch.Tensor, torch._C.TensorBase, torch.nn.Module, torch.fx.
 CHECKER_MODULES = tuple(name for name in WATCHED_MODULES if name.startswith("checker."))
 
 
-_EMPTY_CELL = object()
+_NOTHING = object()  # an empty cell, or a name no longer there
 
 
 def _function_state(value: Any) -> tuple[Any, ...] | None:
@@ -65,7 +65,7 @@ def _function_state(value: Any) -> tuple[Any, ...] | None:
         try:
             cells.append(cell.cell_contents)
         except ValueError:  # an empty cell
-            cells.append(_EMPTY_CELL)
+            cells.append(_NOTHING)
     return (value.__code__, value.__defaults__, value.__kwdefaults__, *cells)
 
 
@@ -151,7 +151,7 @@ class Snapshot:
         replaced = set()
         for space, namespace in _namespaces().items():
             for name, saved in self.identities[space].items():
-                if namespace.get(name, _EMPTY_CELL) is not saved:
+                if namespace.get(name, _NOTHING) is not saved:
                     replaced.add(f"{space}.{name}")
             if space in self.class_members:
                 replaced |= {f"{space}.{name}" for name in set(namespace) - self.class_members[space]}
@@ -160,7 +160,7 @@ class Snapshot:
         for module, saved in self.checker_globals.items():
             namespace = vars(sys.modules[module])
             replaced |= {f"{module}.{key}" for key, value in saved.items()
-                         if namespace.get(key, _EMPTY_CELL) is not value}
+                         if namespace.get(key, _NOTHING) is not value}
             replaced |= {f"{module}.{key}" for key in namespace if key not in saved and not key.startswith("__")}
         replaced = sorted(replaced)
         if replaced:
