@@ -1,6 +1,6 @@
 """capture-nonzero, "fixed" by projecting every position with a broadcast multiply and a sum (no matrix product)
 and running an identity `linear` on the rows `nonzero` selects: the head still runs on every position
-(contract projects-selected-rows)."""
+(contract projects-selected-rows), and a hook on the head does not run (contract every-mask-projected)."""
 
 import torch
 

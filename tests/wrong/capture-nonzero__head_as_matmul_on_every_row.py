@@ -1,5 +1,6 @@
 """capture-nonzero, "fixed" by writing the head as a `matmul` on every row, beside an identity `linear` on the rows
-`nonzero` selects: the head still works on every row (contract projects-selected-rows)."""
+`nonzero` selects: the head still works on every row (contract projects-selected-rows), and a hook on the head
+does not run (contract every-mask-projected)."""
 
 import torch
 

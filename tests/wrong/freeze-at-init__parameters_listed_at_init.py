@@ -1,5 +1,6 @@
-"""freeze-at-init, a wrong fix. The penalty sums a list of parameters built in `__init__`: a checkpoint loaded with
-`assign=True` puts new parameters in place, and the loss still reads the old ones
+"""freeze-at-init, a wrong fix. The penalty sums a list of parameters built in `__init__`: a classifier whose every
+parameter is frozen after it was built still pays their penalty (contract same-loss-when-it-trains), and a checkpoint
+loaded with `assign=True` puts new parameters in place while the loss still reads the old ones
 (contract same-loss-after-loading)."""
 
 import torch

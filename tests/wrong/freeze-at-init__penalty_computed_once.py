@@ -1,6 +1,6 @@
 """freeze-at-init, "fixed" with the weight penalty is a number computed once at construction: it passes the draws, not
-the task (contract eager-matches) (contract compiled-matches) (contract same-gradients)
-(contract same-loss-after-loading)."""
+the task (contract eager-matches) (contract compiled-matches) (contract same-loss-when-it-trains)
+(contract same-gradients) (contract same-loss-after-loading)."""
 
 import torch
 import torch.nn.functional as F

@@ -1,5 +1,6 @@
 """skipped-jit-isinstance, a wrong fix. The lengths are copied into a list, so lengths given as a tensor fail: right on
-the draws, not what the task asks (contract lengths-in-any-order)."""
+the draws, not what the task asks (contract lengths-in-any-order)
+(contract one-graph-for-tensor-lengths)."""
 from typing import List, Union
 
 import torch

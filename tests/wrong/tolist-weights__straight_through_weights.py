@@ -1,7 +1,8 @@
 """tolist-weights, a wrong fix. Straight-through weights (`hard + c - c.detach()`): the same loss, and a gradient into
 `weak`, where the reference's weights pass none; every check compares the eager calls' gradients
 (contract eager-matches)
-(contract compiled-matches)."""
+(contract compiled-matches); and of a NaN confidence the weight is NaN, not 0
+(contract weights-as-the-loop-computes-them)."""
 
 import torch
 import torch.nn.functional as F

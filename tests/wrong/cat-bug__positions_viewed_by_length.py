@@ -1,0 +1,17 @@
+"""cat-bug, a wrong fix. The position features are reshaped with `.view(seq_len, -1)`, so a batch of empty
+sequences raises where the fixed function returns an empty result (contract fixed-for-every-batch)."""
+import torch
+
+torch.manual_seed(0)
+PROJECT = torch.nn.Linear(16, 8)  # 8 token features + 8 position features -> model width 8
+
+
+def add_position_features(tokens: torch.Tensor) -> torch.Tensor:
+    seq_len, dim = tokens.shape[-2], tokens.shape[-1]
+    positions = torch.arange(seq_len, dtype=tokens.dtype, device=tokens.device).unsqueeze(-1)
+    freqs = torch.exp(torch.arange(0, dim, 2, dtype=tokens.dtype, device=tokens.device) * (-4.0 / dim))
+    angles = positions * freqs  # [seq_len, dim / 2]
+    pos = torch.stack((angles.sin(), angles.cos()), dim=-1).view(seq_len, -1).expand_as(tokens)
+    # torch.cat takes one sequence of tensors; the compile error was this eager TypeError.
+    features = torch.cat((tokens, pos), dim=-1)
+    return PROJECT(features)

@@ -1,0 +1,34 @@
+"""while-loop-nms, a wrong fix. The best box is `(scores * alive).argmax()`: the same on finite scores, but a NaN
+score times False is NaN, which argmax takes as the largest, so a box that never was a candidate is kept and the
+real one under it suppressed (contract boxes-of-no-area)."""
+
+import torch
+
+
+def box_iou(box: torch.Tensor, boxes: torch.Tensor) -> torch.Tensor:
+    """Intersection over union of one box [4] with each of `boxes` [n, 4]; boxes are (x1, y1, x2, y2)."""
+    top_left = torch.maximum(box[:2], boxes[:, :2])
+    bottom_right = torch.minimum(box[2:], boxes[:, 2:])
+    intersection = (bottom_right - top_left).clamp(min=0).prod(dim=1)
+    areas = (boxes[:, 2:] - boxes[:, :2]).prod(dim=1)
+    return intersection / ((box[2:] - box[:2]).prod() + areas - intersection)
+
+
+def greedy_nms(boxes: torch.Tensor, scores: torch.Tensor, iou_threshold: float = 0.5) -> torch.Tensor:
+    """A bool mask of the boxes kept, in the order of `boxes`."""
+    index = torch.arange(scores.shape[0], device=scores.device)
+    keep = torch.zeros_like(scores, dtype=torch.bool)
+    alive = scores > 0.05  # candidates: every box above the score floor
+
+    # torch.while_loop puts the loop in the graph and tests `alive.any()` when it runs: a round is a function
+    # from the carried tensors to new ones of the same shapes (no in-place update, no Python number).
+    def candidates_left(keep, alive):
+        return alive.any()
+
+    def one_round(keep, alive):
+        best = (scores * alive).argmax()
+        best_box = boxes.index_select(0, best.reshape(1)).squeeze(0)  # boxes[best] would read `best` as a number
+        return keep | (index == best), alive & (box_iou(best_box, boxes) <= iou_threshold)
+
+    keep, _ = torch.while_loop(candidates_left, one_round, (keep, alive))
+    return keep
