@@ -42,7 +42,7 @@ import types
 import numpy
 import torch
 
-from checker.grading import gate
+from checker.grading import audit_hook, gate
 
 _MARK = "gbcheck refused code: "
 _IMPORT_MACHINERY = ("<frozen importlib._bootstrap", "<frozen zipimport")
@@ -68,7 +68,7 @@ def install(shipped: str | None) -> None:
     if _installed:
         return
     _installed.append(True)
-    sys.addaudithook(_hook(_trusted_folders(), shipped))
+    audit_hook.watch(_EVENTS, _hook(_trusted_folders(), shipped))
 
 
 def _hook(trusted: tuple[str, ...], shipped: str | None):
@@ -110,7 +110,7 @@ def _hook(trusted: tuple[str, ...], shipped: str | None):
             return
         if event == "open" and not (type(args[0]) is int and _writes(args[1], args[2])):
             return  # a path: confine.py's to judge; a descriptor opened by number to write (the result pipe's), ours
-        caller = sys._getframe(1)
+        caller = sys._getframe(audit_hook.CALLER)
         if caller.f_code.co_filename.startswith(_IMPORT_MACHINERY) and (
                 event == "marshal.loads" or (event == "compile" and is_trusted(str(args[1])))):
             return  # a module of torch, numpy or the standard library, imported from its file

@@ -24,6 +24,8 @@ import os
 import sys
 import tempfile
 
+from checker.grading import audit_hook
+
 # From <linux/landlock.h>.
 _CREATE_RULESET, _ADD_RULE, _RESTRICT_SELF = 444, 445, 446  # the same numbers on x86_64 and aarch64
 _CREATE_RULESET_VERSION = 1
@@ -85,7 +87,8 @@ def confine(scratch: str, hidden: tuple[str, ...] = ()) -> str:
     if abi:
         _restrict(scratch, abi, tuple(os.path.realpath(folder) for folder in hidden))
         layers.insert(0, f"Landlock ABI {abi}")
-    sys.addaudithook(_refuse_writes_outside(scratch, tuple(os.path.realpath(folder) for folder in hidden)))
+    audit_hook.watch(("open", *_PATH_EVENTS),
+                     _refuse_writes_outside(scratch, tuple(os.path.realpath(folder) for folder in hidden)))
     return ", ".join(layers)
 
 
