@@ -256,3 +256,40 @@ def test_the_hook_refuses_a_descriptor_opened_by_number_to_write(tmp_path):
     assert run.returncode == 0, run.stderr
     assert "refused: no-grader-access: file descriptor" in run.stdout and "opened to write" in run.stdout, run.stdout
     assert "read: left alone" in run.stdout and "it opened" not in run.stdout
+
+
+def test_the_checked_process_has_one_audit_hook_that_hands_each_event_to_its_handlers():
+    """confine's and code_guard's handlers share one hook (each hook costs a Python call on every one of a
+    check's tens of thousands of events): registered in order, each called for its own events only, a refusal
+    stops those after it, and a frame `CALLER` up is the code that raised the event."""
+    script = textwrap.dedent('''
+        import sys
+        added = []
+        sys.addaudithook(lambda event, args: added.append(1) if event == "sys.addaudithook" else None)
+        from checker.grading import audit_hook
+        calls = []
+
+        def first(event, args):
+            calls.append(("first", event, sys._getframe(audit_hook.CALLER).f_code.co_name))
+            if args and args[0] == "refused":
+                raise PermissionError("refused")
+
+        audit_hook.watch(["gbcheck.test"], first)
+        audit_hook.watch(["gbcheck.test", "gbcheck.other"], lambda event, args: calls.append(("second", event)))
+
+        def raiser():
+            sys.audit("gbcheck.test", "fine")
+            sys.audit("gbcheck.other")
+            sys.audit("gbcheck.unwatched")
+            try:
+                sys.audit("gbcheck.test", "refused")
+            except PermissionError:
+                calls.append("refused")
+
+        raiser()
+        print(len(added), calls)
+    ''')
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == ("1 [('first', 'gbcheck.test', 'raiser'), ('second', 'gbcheck.test'), "
+                                   "('second', 'gbcheck.other'), ('first', 'gbcheck.test', 'raiser'), 'refused']")
