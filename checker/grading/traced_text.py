@@ -25,7 +25,7 @@ import ast
 
 from checker.grading.file_text import (KEEP_DYNAMO_OUT, LEFT_OUT_SETS, FileText, hatch_targets, left_out_names,
                                        parse_live, read_file)
-from checker.grading.tracer import Tracer, entry_functions, module_body
+from checker.grading.tracer import TENSOR_VALUES, Tracer, entry_functions, module_body
 
 # Patterns about Dynamo's own tracing, for which code under such a hatch is not in the trace.
 _DYNAMO_ONLY = {"import"}
@@ -37,7 +37,8 @@ _UNREADABLE = "the grader cannot read the file's text (too deeply nested), so no
 def untraced_problem(source: str, entry: str, names: str, honoured: tuple[str, ...] = LEFT_OUT_SETS) -> str | None:
     """None when no name of `names` ("print", "copy.deepcopy", "time.*", ".requires_grad_", "class", "import"
     for an import statement, or "branch-on:NAME" for an `if`, `while`, `assert` or conditional expression whose
-    test reads the module-level NAME, directly or through a local computed from it; joined by '|') is in the code
+    test reads the module-level NAME, directly or through a local computed from it, "branch-on:tensor-values" for
+    one whose test reads a tensor's values (tracer.TENSOR_VALUES); joined by '|') is in the code
     traced from `entry`; else what the grader found, and where. `honoured`: the sets of LEFT_OUT_SETS whose
     calls count as left out (those the exercise allows a fix to change; another is a switch, not a fix)."""
     try:
@@ -68,6 +69,8 @@ def untraced_problem(source: str, entry: str, names: str, honoured: tuple[str, .
     for name, line, patterns in found:
         if any(_matches(pattern, name) for pattern in patterns):
             shown = ("a class statement" if name == "class" else "an import statement" if name == "import"
+                     else "a Python branch on what a tensor holds (an `if`, `while`, `assert` or conditional "
+                     "expression whose test reads a tensor's values)" if name == f"branch-on:{TENSOR_VALUES}"
                      else f"a branch on `{name.split(':', 1)[1]}`" if name.startswith("branch-on:") else f"`{name}`")
             remedy = (", which Dynamo cannot trace: keep Dynamo out of the code that holds it (an escape hatch)"
                       if name == "import" else ": take it out of that code, or keep it where only eager runs reach it")

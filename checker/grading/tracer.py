@@ -39,6 +39,13 @@ from checker.grading.flow import fed_calls, live_calls
 EAGER_ONLY_TESTS = {"torch.compiler.is_compiling", "torch.compiler.is_dynamo_compiling", "torch._dynamo.is_compiling",
                     "torch._utils.is_compiling"}
 SUBMODULE_METHODS = ("forward", "__call__")
+# `branch-on:tensor-values`: a test computed from what a tensor holds, read through one of these methods (a value,
+# a reduction, a comparison), not from its shape (`size`, `dim`, `numel` are not among them). Types are not read
+# from the text: a method of that name on anything counts, which only ever fails closed.
+TENSOR_VALUES = "tensor-values"
+_VALUE_METHODS = {"item", "tolist", "any", "all", "sum", "mean", "max", "min", "amax", "amin", "aminmax", "norm",
+                  "prod", "std", "var", "median", "argmax", "argmin", "count_nonzero", "nonzero", "equal",
+                  "allclose", "isclose", "isnan", "isinf", "isfinite", "lt", "le", "gt", "ge", "eq", "ne"}
 _BUILT_METHODS = ("__init__", "__post_init__", "__enter__", "__exit__")
 _FUNCTION_METHODS = ("forward", "backward")  # an autograd.Function's, traced by Dynamo on `.apply`
 
@@ -201,6 +208,9 @@ class Tracer:
             for sub in ast.walk(node):
                 if isinstance(sub, ast.Name) and (sub.id in self.branched_on or sub.id in self.derived):
                     return self.derived.get(sub.id, sub.id)
+                if TENSOR_VALUES in self.branched_on and isinstance(sub, ast.Call) \
+                        and isinstance(sub.func, ast.Attribute) and sub.func.attr in _VALUE_METHODS:
+                    return TENSOR_VALUES
             return ""
 
         if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and statement.value is not None:
