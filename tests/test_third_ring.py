@@ -756,19 +756,27 @@ def test_a_capture_flag_patched_in_a_branch_is_not_counted():
 
 
 @pytest.mark.parametrize("exercise_id, check_name", [("cond-on-input", "branch-out-of-trace"),
-                                                      ("loop-early-exit", "exit-out-of-trace")])
+                                                      ("loop-early-exit", "exit-out-of-trace"),
+                                                      ("online-normalize", "frame-loop-out-of-trace"),
+                                                      ("stack-frames", "window-loop-out-of-trace")])
 def test_a_break_kept_on_a_path_the_check_never_takes_fails_from_the_text(tmp_path, exercise_id, check_name):
     """The reference fix where the file runs as a module, the unfixed code where it runs as a script (a sign the
     gate does not refuse): the checked process captures the fixed graph only, and the replay cannot tell. The
-    reading of the text finds the Python branch on a tensor's values still in the traced code."""
+    reading of the text finds the Python branch on a tensor's values, or the loop over a size, still in the
+    traced code."""
     from checker.grading.strict import check_file
 
     exercise = find_exercise(exercise_id)
     entry = exercise.entry
     unfixed = exercise.exercise_path.read_text().replace(f"def {entry}(", f"def _unfixed_{entry}(")
     fixed = exercise.solution_path.read_text().replace(f"def {entry}(", f"def _fixed_{entry}(")
-    chooser = (f"\n\ndef {entry}(*args, **kwargs):\n    if __name__ == '__main__':\n"
-               f"        return _unfixed_{entry}(*args, **kwargs)\n    return _fixed_{entry}(*args, **kwargs)\n")
+    import ast
+
+    signature = next(node.args for node in ast.parse(fixed).body
+                     if isinstance(node, ast.FunctionDef) and node.name == f"_fixed_{entry}")
+    passed = ", ".join(f"{a.arg}={a.arg}" for a in signature.args)  # the entry's own parameters, for the replay
+    chooser = (f"\n\ndef {entry}({ast.unparse(signature)}):\n    if __name__ == '__main__':\n"
+               f"        return _unfixed_{entry}({passed})\n    return _fixed_{entry}({passed})\n")
     attempt = tmp_path / exercise.file
     attempt.write_text(unfixed + "\n\n" + fixed + chooser)
     report = check_file(exercise, attempt)

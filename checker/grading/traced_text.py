@@ -25,7 +25,7 @@ import ast
 
 from checker.grading.file_text import (KEEP_DYNAMO_OUT, LEFT_OUT_SETS, FileText, hatch_targets, left_out_names,
                                        parse_live, read_file)
-from checker.grading.tracer import TENSOR_VALUES, Tracer, entry_functions, module_body
+from checker.grading.tracer import SIZES, TENSOR_VALUES, Tracer, entry_functions, module_body
 
 # Patterns about Dynamo's own tracing, for which code under such a hatch is not in the trace.
 _DYNAMO_ONLY = {"import"}
@@ -53,7 +53,7 @@ def untraced_problem(source: str, entry: str, names: str, honoured: tuple[str, .
         return (f"the grader cannot find in the file's text the code of `{entry}` (a module-level function, or a "
                 "module-level instance of a class of the file), so nothing shows what it traces.")
     wanted = names.split("|")
-    branched_on = {pattern.split(":", 1)[1] for pattern in wanted if pattern.startswith("branch-on:")}
+    branched_on = {pattern.split(":", 1)[1] for pattern in wanted if pattern.startswith(("branch-on:", "loop-over:"))}
     dynamo_only = [pattern for pattern in wanted if pattern in _DYNAMO_ONLY]
     effects = [pattern for pattern in wanted if pattern not in _DYNAMO_ONLY]
     try:
@@ -71,6 +71,8 @@ def untraced_problem(source: str, entry: str, names: str, honoured: tuple[str, .
             shown = ("a class statement" if name == "class" else "an import statement" if name == "import"
                      else "a Python branch on what a tensor holds (an `if`, `while`, `assert` or conditional "
                      "expression whose test reads a tensor's values)" if name == f"branch-on:{TENSOR_VALUES}"
+                     else "a Python loop over a size (a `for` or a comprehension whose iterable reads `.shape`, "
+                     "`.size()` or `len()`), which Dynamo unrolls for each size" if name == f"loop-over:{SIZES}"
                      else f"a branch on `{name.split(':', 1)[1]}`" if name.startswith("branch-on:") else f"`{name}`")
             remedy = (", which Dynamo cannot trace: keep Dynamo out of the code that holds it (an escape hatch)"
                       if name == "import" else ": take it out of that code, or keep it where only eager runs reach it")

@@ -43,6 +43,9 @@ SUBMODULE_METHODS = ("forward", "__call__")
 # a reduction, a comparison), not from its shape (`size`, `dim`, `numel` are not among them). Types are not read
 # from the text: a method of that name on anything counts, which only ever fails closed.
 TENSOR_VALUES = "tensor-values"
+# `loop-over:sizes`: a loop (a `for`, a comprehension) whose iterable is computed from a size (`.shape`, `.size()`,
+# `len()`): Dynamo unrolls it, one copy per step, so each new size is a new graph.
+SIZES = "sizes"
 _VALUE_METHODS = {"item", "tolist", "any", "all", "sum", "mean", "max", "min", "amax", "amin", "aminmax", "norm",
                   "prod", "std", "var", "median", "argmax", "argmin", "count_nonzero", "nonzero", "equal",
                   "allclose", "isclose", "isnan", "isinf", "isfinite", "lt", "le", "gt", "ge", "eq", "ne"}
@@ -67,6 +70,12 @@ def entry_functions(file: FileText, entry: str) -> list[tuple[ast.AST, str | Non
     return []
 
 
+def _reads_a_size(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Attribute) and node.attr == "shape") or isinstance(node, ast.Call) and (
+        (isinstance(node.func, ast.Attribute) and node.func.attr == "size")
+        or (isinstance(node.func, ast.Name) and node.func.id == "len"))
+
+
 class Tracer:
     """A walk over the code Dynamo would trace, yielding (resolved name, line) for every name it refers to."""
 
@@ -74,7 +83,7 @@ class Tracer:
         self.file = file
         self.enter_hatched = enter_hatched  # False: code handed to a hatch is not traced
         self.eager_too = eager_too  # True: what runs at all, eager-only branches and left-out calls included
-        self.branched_on = branched_on  # module-level names a branch of the traced code may not read
+        self.branched_on = branched_on  # module-level names (or TENSOR_VALUES, SIZES) a branch or loop may not read
         self.seen: set[int] = set()
         # (function, its class, the function it decorates, the parameter that function is passed as)
         self.queue: list[tuple[ast.AST, str | None, ast.AST | None, str | None]] = []
@@ -119,7 +128,7 @@ class Tracer:
             self.unreadable = self.unreadable or self._unreadable(function)
             self.compiling: set[str] = set()  # local names bound to is_compiling() in this function
             self.eager: set[str] = set()  # and to `not is_compiling()`
-            self.derived: dict[str, str] = {}  # local name -> the branched-on global it was computed from
+            self.derived: dict[str, set[str]] = {}  # local name -> the branched-on globals it was computed from
             self.stores = local_stores(function)  # local name -> how many times this function binds it
             called = {node.func.id for node in ast.walk(function) if isinstance(node, ast.Call)
                       and isinstance(node.func, ast.Name)} | {node.value.id for node in ast.walk(function)
@@ -204,29 +213,37 @@ class Tracer:
         if not self.branched_on:
             return
 
-        def read(node: ast.AST) -> str:
+        def reads(node: ast.AST) -> set[str]:
+            found: set[str] = set()
             for sub in ast.walk(node):
                 if isinstance(sub, ast.Name) and (sub.id in self.branched_on or sub.id in self.derived):
-                    return self.derived.get(sub.id, sub.id)
-                if TENSOR_VALUES in self.branched_on and isinstance(sub, ast.Call) \
+                    found |= self.derived.get(sub.id, {sub.id})
+                elif TENSOR_VALUES in self.branched_on and isinstance(sub, ast.Call) \
                         and isinstance(sub.func, ast.Attribute) and sub.func.attr in _VALUE_METHODS:
-                    return TENSOR_VALUES
-            return ""
+                    found.add(TENSOR_VALUES)
+                elif SIZES in self.branched_on and _reads_a_size(sub):
+                    found.add(SIZES)
+            return found
 
         if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and statement.value is not None:
-            source = read(statement.value)
+            sources = reads(statement.value)
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
             for target in targets:
                 for name in ast.walk(target):
-                    if isinstance(name, ast.Name) and source:
-                        self.derived[name.id] = source
+                    if isinstance(name, ast.Name) and sources:
+                        self.derived[name.id] = sources
         tests = [statement.test] if isinstance(statement, (ast.If, ast.While, ast.Assert)) else []
         own = [value for name, value in ast.iter_fields(statement)  # not the statements nested in it
                if isinstance(value, ast.AST) and name not in ("body", "orelse", "finalbody", "handlers")]
         tests += [node.test for root in own for node in ast.walk(root) if isinstance(node, ast.IfExp)]
         for test in tests:
-            if read(test):
-                self.found.append((f"branch-on:{read(test)}", test.lineno))
+            self.found += [(f"branch-on:{source}", test.lineno) for source in sorted(reads(test))]
+        loops = [statement.iter] if isinstance(statement, (ast.For, ast.AsyncFor)) else []
+        loops += [generator.iter for root in own for node in ast.walk(root)
+                  if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp))
+                  for generator in node.generators]
+        for loop in loops:
+            self.found += [(f"loop-over:{source}", loop.lineno) for source in sorted(reads(loop))]
 
     def _statement(self, statement: ast.stmt) -> None:
         for name, value in ast.iter_fields(statement):

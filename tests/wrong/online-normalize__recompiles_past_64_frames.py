@@ -1,6 +1,7 @@
 """online-normalize, a wrong fix. The running mean for up to 64 frames, and the original loop, compiled again for each
 length, past that: right on the draws, not what the task asks. The two long clips (100 and 140 frames) make a third
-graph in any order of the calls (contract no-recompilation) (contract replay-matches)."""
+graph in any order of the calls (contract no-recompilation) (contract replay-matches); and the loop is still in the
+traced code (contract frame-loop-out-of-trace)."""
 
 import torch
 

@@ -1,5 +1,6 @@
 """stack-frames, a wrong fix. One slice per window up to 64 frames, the list of windows past them: the draws' clips
-(at most 30 frames) compile twice, and every longer length compiles again (contract compiles-twice-at-any-length)."""
+(at most 30 frames) compile twice, and every longer length compiles again: the list of windows is still in the
+traced code (contract window-loop-out-of-trace) (contract compiles-twice-at-any-length)."""
 
 import torch
 
