@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import ast
 
+from checker.grading.branch_reads import SIZES, TENSOR_VALUES
 from checker.grading.file_text import (KEEP_DYNAMO_OUT, LEFT_OUT_SETS, FileText, hatch_targets, left_out_names,
                                        parse_live, read_file)
-from checker.grading.tracer import SIZES, TENSOR_VALUES, Tracer, entry_functions, module_body
+from checker.grading.tracer import Tracer, entry_functions, module_body
 
 # Patterns about Dynamo's own tracing, for which code under such a hatch is not in the trace.
 _DYNAMO_ONLY = {"import"}
@@ -38,7 +39,8 @@ def untraced_problem(source: str, entry: str, names: str, honoured: tuple[str, .
     """None when no name of `names` ("print", "copy.deepcopy", "time.*", ".requires_grad_", "class", "import"
     for an import statement, or "branch-on:NAME" for an `if`, `while`, `assert` or conditional expression whose
     test reads the module-level NAME, directly or through a local computed from it, "branch-on:tensor-values" for
-    one whose test reads a tensor's values (tracer.TENSOR_VALUES); joined by '|') is in the code
+    one whose test reads a tensor's values, or "loop-over:tensor-sizes" for a `for` or comprehension over a size
+    (branch_reads.py); joined by '|') is in the code
     traced from `entry`; else what the grader found, and where. `honoured`: the sets of LEFT_OUT_SETS whose
     calls count as left out (those the exercise allows a fix to change; another is a switch, not a fix)."""
     try:

@@ -34,21 +34,12 @@ import ast
 
 from checker.grading.file_text import (FileText, built_as, class_methods, is_call_of, local_stores, through_hatch,
                                        unreadable_decorators)
+from checker.grading.branch_reads import sources_read
 from checker.grading.flow import fed_calls, live_calls
 
 EAGER_ONLY_TESTS = {"torch.compiler.is_compiling", "torch.compiler.is_dynamo_compiling", "torch._dynamo.is_compiling",
                     "torch._utils.is_compiling"}
 SUBMODULE_METHODS = ("forward", "__call__")
-# `branch-on:tensor-values`: a test computed from what a tensor holds, read through one of these methods (a value,
-# a reduction, a comparison), not from its shape (`size`, `dim`, `numel` are not among them). Types are not read
-# from the text: a method of that name on anything counts, which only ever fails closed.
-TENSOR_VALUES = "tensor-values"
-# `loop-over:sizes`: a loop (a `for`, a comprehension) whose iterable is computed from a size (`.shape`, `.size()`,
-# `len()`): Dynamo unrolls it, one copy per step, so each new size is a new graph.
-SIZES = "sizes"
-_VALUE_METHODS = {"item", "tolist", "any", "all", "sum", "mean", "max", "min", "amax", "amin", "aminmax", "norm",
-                  "prod", "std", "var", "median", "argmax", "argmin", "count_nonzero", "nonzero", "equal",
-                  "allclose", "isclose", "isnan", "isinf", "isfinite", "lt", "le", "gt", "ge", "eq", "ne"}
 _BUILT_METHODS = ("__init__", "__post_init__", "__enter__", "__exit__")
 _FUNCTION_METHODS = ("forward", "backward")  # an autograd.Function's, traced by Dynamo on `.apply`
 
@@ -70,12 +61,6 @@ def entry_functions(file: FileText, entry: str) -> list[tuple[ast.AST, str | Non
     return []
 
 
-def _reads_a_size(node: ast.AST) -> bool:
-    return (isinstance(node, ast.Attribute) and node.attr == "shape") or isinstance(node, ast.Call) and (
-        (isinstance(node.func, ast.Attribute) and node.func.attr == "size")
-        or (isinstance(node.func, ast.Name) and node.func.id == "len"))
-
-
 class Tracer:
     """A walk over the code Dynamo would trace, yielding (resolved name, line) for every name it refers to."""
 
@@ -83,7 +68,7 @@ class Tracer:
         self.file = file
         self.enter_hatched = enter_hatched  # False: code handed to a hatch is not traced
         self.eager_too = eager_too  # True: what runs at all, eager-only branches and left-out calls included
-        self.branched_on = branched_on  # module-level names (or TENSOR_VALUES, SIZES) a branch or loop may not read
+        self.branched_on = branched_on  # what a branch or loop may not read (branch_reads.py)
         self.seen: set[int] = set()
         # (function, its class, the function it decorates, the parameter that function is passed as)
         self.queue: list[tuple[ast.AST, str | None, ast.AST | None, str | None]] = []
@@ -209,21 +194,13 @@ class Tracer:
             self._statement(statement)
 
     def _branch(self, statement: ast.stmt) -> None:
-        """Record a test that reads a branched-on global; follow what locals are computed from one."""
+        """Record a test, or a loop's iterable, that reads a source (branch_reads.py); follow what locals are
+        computed from one."""
         if not self.branched_on:
             return
 
         def reads(node: ast.AST) -> set[str]:
-            found: set[str] = set()
-            for sub in ast.walk(node):
-                if isinstance(sub, ast.Name) and (sub.id in self.branched_on or sub.id in self.derived):
-                    found |= self.derived.get(sub.id, {sub.id})
-                elif TENSOR_VALUES in self.branched_on and isinstance(sub, ast.Call) \
-                        and isinstance(sub.func, ast.Attribute) and sub.func.attr in _VALUE_METHODS:
-                    found.add(TENSOR_VALUES)
-                elif SIZES in self.branched_on and _reads_a_size(sub):
-                    found.add(SIZES)
-            return found
+            return sources_read(node, self.branched_on, self.derived)
 
         if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and statement.value is not None:
             sources = reads(statement.value)

@@ -1,5 +1,6 @@
 """cond-on-input, a wrong fix. The branch reads the median of the activations, not their mean: the same sign wherever
-they are not skewed (contract branch-on-the-input)."""
+they are not skewed (contract branch-on-the-input); and where a drawn vector's median and mean differ in sign
+(contract inputs-of-any-rank, on some draws)."""
 
 import torch
 
