@@ -123,27 +123,36 @@ def read_file(tree: ast.Module, honoured: tuple[str, ...] = LEFT_OUT_SETS) -> Fi
     return file
 
 
+def may_skip(statement: ast.AST, field_name: str) -> bool:
+    """Whether a field of a statement may not run when the statement does: a branch, a loop's body, a handler, a
+    match case, a nested definition's body; not a `with` body, a `try` body or its finally."""
+    if isinstance(statement, (ast.If, ast.For, ast.AsyncFor, ast.While)):
+        return field_name in ("body", "orelse")
+    if isinstance(statement, ast.Try) or type(statement).__name__ == "TryStar":
+        return field_name in ("handlers", "orelse")
+    if isinstance(statement, ast.Match):
+        return field_name == "cases"
+    return isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)) \
+        and field_name == "body"
+
+
 def always_run(node: ast.AST) -> Iterator[ast.AST]:
-    """`node` and what it holds that runs whenever it does (a function's body: whenever it is called): not the
-    branches of an `if`, a loop's body, a `try`'s handlers, a `match`'s cases, the operands `and`, `or` and
-    `x if c else y` may skip, a lambda's or a comprehension's body. A setting made there may not be made where
-    the file is used (`if torch.get_num_threads() == 1:` tells the grader's process from a program's own), so
-    it is not counted."""
+    """`node` and what it holds that runs whenever it does (a definition's body: whenever it is called): not what
+    `may_skip` says a statement may skip (an `if`'s branches, a loop's body, a `try`'s handlers, a `match`'s
+    cases), nor the operands `and`, `or` and `x if c else y` may skip, a lambda's or a comprehension's body. A
+    setting made there may not be made where the file is used (`if torch.get_num_threads() == 1:` tells the
+    grader's process from a program's own), so it is not counted."""
     yield node
-    if isinstance(node, (ast.If, ast.While, ast.IfExp)):
+    if isinstance(node, ast.IfExp):
         inside = [node.test]
-    elif isinstance(node, (ast.For, ast.AsyncFor)):
-        inside = [node.iter]
-    elif isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))):
-        inside = [*node.body, *node.finalbody]
-    elif isinstance(node, ast.Match):
-        inside = [node.subject]
     elif isinstance(node, ast.BoolOp):
         inside = node.values[:1]
     elif isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
         inside = []
     else:
-        inside = list(ast.iter_child_nodes(node))
+        definition = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        inside = [child for name, value in ast.iter_fields(node) if definition or not may_skip(node, name)
+                  for child in (value if isinstance(value, list) else [value]) if isinstance(child, ast.AST)]
     for child in inside:
         yield from always_run(child)
 

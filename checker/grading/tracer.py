@@ -32,8 +32,8 @@ from __future__ import annotations
 
 import ast
 
-from checker.grading.file_text import (FileText, built_as, class_methods, is_call_of, local_stores, through_hatch,
-                                       unreadable_decorators)
+from checker.grading.file_text import (FileText, built_as, class_methods, is_call_of, local_stores, may_skip,
+                                       through_hatch, unreadable_decorators)
 from checker.grading.branch_reads import sources_read
 from checker.grading.flow import fed_calls, live_calls
 
@@ -240,16 +240,8 @@ class Tracer:
 
     @staticmethod
     def _branches(statement: ast.stmt, field_name: str) -> int:
-        """1 where a field of the statement may not run on every call (a branch, a loop's body, a handler, a
-        match case, a nested definition's body); 0 where it does (a `with` body, a `try` body, its finally)."""
-        if isinstance(statement, (ast.If, ast.For, ast.AsyncFor, ast.While)):
-            return int(field_name in ("body", "orelse"))
-        if isinstance(statement, ast.Try) or type(statement).__name__ == "TryStar":
-            return int(field_name in ("handlers", "orelse"))
-        if isinstance(statement, ast.Match):
-            return int(field_name == "cases")
-        return int(isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda))
-                   and field_name == "body")
+        """1 where a field of the statement may not run on every call (file_text.may_skip), else 0."""
+        return int(may_skip(statement, field_name))
 
     def _eager_only(self, test: ast.expr) -> str:
         """"body" when the branch runs only eagerly, "else" when its else-branch does, "" otherwise."""
