@@ -9,6 +9,7 @@ import torch
 
 from checker.course.manifest import find_exercise, load_exercises
 from checker.grading import audit
+from path_choosers import fixed_only_where_imported
 from student_users import NO_STUDENT_USERS, SAME_USER
 
 ROOT_TESTS = Path(__file__).parent
@@ -271,7 +272,9 @@ def test_an_operator_is_replayed_as_the_reference_step_so_a_skip_is_no_pass(tmp_
     failing = [name for name, check in checks.items() if check.status != "pass"]
     # the whole function behind an operator also hides the matching from the grader's reading of the text, and
     # gives a loss that no gradient flows through, eagerly or compiled (a double-precision training step too)
-    whole = ["eager-matches", "compiled-matches", "replay-matches", "matching-called", "matches-double-precision-costs"]
+    # (and it defines the entry twice, so no reading of the text can say which one is traced)
+    whole = ["eager-matches", "compiled-matches", "replay-matches", "matching-called", "matches-double-precision-costs",
+             "no-environment-switch"]
     assert failing == (whole if case == "whole function" else ["replay-matches"]), report.checks
     assert f"in place of your operator, which must take and return what `{exercise.opaque_step}` does" in \
         checks["replay-matches"].message
@@ -314,10 +317,11 @@ def test_gradescope_runs_a_submissions_checks_as_a_user_of_its_own_when_the_grad
 
 
 def _only_the_text_check_fails(report):
-    """A probe that uses ctypes and os is failed by its text (no-grader-access); everything else must pass,
-    its own assert included (it ran as the first thing the file does)."""
+    """A probe that uses ctypes and os is failed by its text (no-grader-access, and no-environment-switch: what it
+    runs when imported reads the process); everything else must pass, its own assert included (it ran as the first
+    thing the file does)."""
     failing = {check.name: check.message for check in report.checks if check.status != "pass"}
-    assert set(failing) == {"no-grader-access"}, failing
+    assert set(failing) == {"no-grader-access", "no-environment-switch"}, failing
 
 
 PEEK = '''
@@ -767,18 +771,9 @@ def test_a_break_kept_on_a_path_the_check_never_takes_fails_from_the_text(tmp_pa
     from checker.grading.strict import check_file
 
     exercise = find_exercise(exercise_id)
-    entry = exercise.entry
-    unfixed = exercise.exercise_path.read_text().replace(f"def {entry}(", f"def _unfixed_{entry}(")
-    fixed = exercise.solution_path.read_text().replace(f"def {entry}(", f"def _fixed_{entry}(")
-    import ast
-
-    signature = next(node.args for node in ast.parse(fixed).body
-                     if isinstance(node, ast.FunctionDef) and node.name == f"_fixed_{entry}")
-    passed = ", ".join(f"{a.arg}={a.arg}" for a in signature.args)  # the entry's own parameters, for the replay
-    chooser = (f"\n\ndef {entry}({ast.unparse(signature)}):\n    if __name__ == '__main__':\n"
-               f"        return _unfixed_{entry}({passed})\n    return _fixed_{entry}({passed})\n")
     attempt = tmp_path / exercise.file
-    attempt.write_text(unfixed + "\n\n" + fixed + chooser)
+    attempt.write_text(fixed_only_where_imported(exercise))
     report = check_file(exercise, attempt)
     failing = [check.name for check in report.checks if check.status == "fail"]
-    assert report.status == "fail" and failing == [check_name], report.to_dict()
+    # and the test that picks the path reads the module's own name (test_environment_reads.py)
+    assert report.status == "fail" and failing == [check_name, "no-environment-switch"], report.to_dict()

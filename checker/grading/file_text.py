@@ -157,6 +157,23 @@ def always_run(node: ast.AST) -> Iterator[ast.AST]:
         yield from always_run(child)
 
 
+def conditional_nodes(root: ast.AST) -> set[int]:
+    """The nodes of an expression that may not be evaluated when it is: the branches of a conditional
+    expression, the operands after the first of `and` and `or`, a comprehension's and a lambda's insides."""
+    maybe: set[int] = set()
+    for node in ast.walk(root):
+        if isinstance(node, ast.IfExp):
+            parts = [node.body, node.orelse]
+        elif isinstance(node, ast.BoolOp):
+            parts = node.values[1:]
+        elif isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda)):
+            parts = [child for child in ast.iter_child_nodes(node)]
+        else:
+            continue
+        maybe |= {id(sub) for part in parts for sub in ast.walk(part)}
+    return maybe
+
+
 def module_bindings(tree: ast.Module) -> dict[str, int]:
     """How many statements bind each name in the module's own scope (a definition, an assignment, an import,
     a `for` or `with` target, in any branch of a module-level statement), and a `global` anywhere counts as

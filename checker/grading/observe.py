@@ -219,14 +219,24 @@ def call_gradients(entry: Any, module: Any, calls: Calls, arguments: bool = True
     no stance: measured on torch 2.13, `torch.cond`'s backward fails for a forward run under the force_eager
     stance ("object of type 'bool' has no len()"), while under no stance a process that has compiled the entry
     before may compile it again (while-loop-nms's unfixed loop then stops on its data-dependent branch).
-    `compiled`: the gradients of the entry compiled afresh instead (default mode), which a training step takes
-    through the compiled code: a branch on `is_compiling()` that detaches what it computes is seen there."""
+    `compiled`: the gradients of the entry compiled afresh instead (default mode, its breaks recorded), which a
+    training step takes through the compiled code: a branch on `is_compiling()` that detaches what it computes is
+    seen there, and a graph break on a path only inputs that require gradients take is an error there."""
     found = [] if isinstance(entry, torch.nn.Module) else sorted(
         (f"{name}.{path}", parameter) for name, value in vars(module).items() if isinstance(value, torch.nn.Module)
         for path, parameter in value.named_parameters())
     labels = "by place" if arguments else ""
-    if compiled:  # static shapes: a trace per size, each a fraction of a symbolic trace's cost
-        return _gradients(entry, _runner(entry, "default", dynamic=False), calls, found, labels)
+    if compiled:  # static shapes: a trace per size, each a fraction of a symbolic trace's cost; breaks recorded, so
+        # that a path taken only where the inputs require gradients (`if x.requires_grad:`) keeps no break either
+        # (default mode: on torch 2.13 fullgraph=True quietly captures what default mode breaks on, `nonzero()`)
+        with engine.recording() as compiling:
+            gradients = _gradients(entry, _runner(entry, "default", dynamic=False), calls, found, labels)
+        broken = compiling.graph_breaks()
+        if broken:
+            where = f" (line {broken[0].line})" if broken[0].line else ""
+            return [{"error": f"a graph break where the inputs require gradients: {broken[0].gb_type}{where}"}
+                    for _ in calls]
+        return gradients
     eagerly = _gradients(entry, _runner(entry, "eager"), calls, found, labels)
     return [_gradients(entry, entry, [call], found, labels)[0] if "error" in result else result
             for call, result in zip(calls, eagerly)]

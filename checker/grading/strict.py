@@ -11,6 +11,11 @@ A file passes an exercise only when every named check passes:
   no-recompilation      (exercises about recompilation) default mode compiled the function into no more
                         graphs over all the inputs than the exercise allows (`max_compilations`)
 
+  no-environment-switch (named only when it fails) no test in the traced code reads anything but the call's
+                        inputs and the file's constants: where the file could tell the checked process from a
+                        program of the learner's own, the graphs captured here need not be the program's
+                        (grading/environment_reads.py)
+
   replay-matches        the graphs the function was compiled to, rebuilt and replayed by the grader on
                         inputs drawn after the checked process ended, compute the reference
   and one check per behaviour contract of the exercise (what its task asks the code to keep doing:
@@ -51,6 +56,7 @@ from checker.grading.gate import gate_check
 from checker.grading.matches import compiled_matches, eager_matches
 from checker.grading.report import ERROR, FAIL, PASS, SKIP, CheckResult, Report, plain_data
 from checker.grading.switches import switched_off_check
+from checker.grading.traced_text import environment_problem
 from checker.grading.trial import TRIAL_MODES, read_source, registers_operators, run_trial, run_trials
 
 
@@ -212,6 +218,7 @@ def _decide(exercise: Exercise, path: str, trials: Trials, ref: dict[str, Any], 
     gate = gate_check(source, _shipped(exercise, always=True),
                       refused := refused_code(trials.outcome.output))
     checks += [gate] if gate.status != PASS else []  # a guard, not part of the task: named only when it fails
+    checks += _environment_check(source, exercise.entry)
     breaks = _graph_breaks(default, fullgraph)
     kinds = {c.status for c in checks}  # what was refused at run time fails the file, even where it stopped the import
     status = FAIL if refused else ERROR if ERROR in kinds else FAIL if FAIL in kinds else PASS
@@ -227,6 +234,15 @@ def _decide(exercise: Exercise, path: str, trials: Trials, ref: dict[str, Any], 
 
 
 # --- individual checks -----------------------------------------------------------------------------
+
+def _environment_check(source: str | None, entry: str) -> list[CheckResult]:
+    """no-environment-switch, named only when it fails: the traced code picks its path by its inputs and the file's
+    constants alone, so the graphs the checked process captured are those of the learner's own program too."""
+    problem = environment_problem(source, entry) if source is not None else None
+    if not problem or problem == "needs the file to parse first":  # eager-runs says why it does not parse
+        return []
+    return [CheckResult("no-environment-switch", FAIL, problem[0].upper() + problem[1:])]
+
 
 def _problem(trials: Trials, mode: str) -> str | None:
     """Why a mode's trial has no usable result, in one paragraph; None when it has one."""

@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 
 from checker.grading.branch_reads import SIZES, TENSOR_VALUES
+from checker.grading.environment_reads import ENVIRONMENT, Environment
 from checker.grading.file_text import (KEEP_DYNAMO_OUT, LEFT_OUT_SETS, FileText, hatch_targets, left_out_names,
                                        parse_live, read_file)
 from checker.grading.tracer import Tracer, entry_functions, module_body
@@ -80,6 +81,60 @@ def untraced_problem(source: str, entry: str, names: str, honoured: tuple[str, .
                       if name == "import" else ": take it out of that code, or keep it where only eager runs reach it")
             return f"{shown} is still in the code torch.compile traces from `{entry}` (line {line}){remedy}."
     return _passed_as_value(file, tree, [pattern for pattern in effects if pattern not in _NOT_EFFECTS]) or None
+
+
+def environment_problem(source: str, entry: str) -> str | None:
+    """None when every test in the code traced from `entry` (outside hatched code and eager-only branches) reads
+    only the call's inputs and the file's constants, and what the module runs when imported reads nothing of the
+    process; else what was read, and where (environment_reads.py). Such a read may pick the fixed path where the
+    file is checked and the unfixed one in the learner's own program."""
+    try:
+        tree = parse_live(source)
+    except (SyntaxError, ValueError):
+        return "needs the file to parse first"
+    except (RecursionError, MemoryError):
+        return _UNREADABLE
+    file = read_file(tree)
+    starts = entry_functions(file, entry)
+    if not starts:
+        return (f"the grader cannot find in the file's text the code of `{entry}` (a module-level function, or a "
+                "module-level instance of a class of the file), so nothing shows what it traces.")
+    # What the module does when imported is read too (a config set or a function bound only where a test says),
+    # and what it calls then; not the body of `if __name__ == "__main__":`, which an import never runs.
+    imported = module_body(tree)
+    imported.body = [s for s in imported.body if not _main_guard(s)]
+    try:
+        environment = Environment(file, tree)
+        tracer = Tracer(file, set(), enter_hatched=False, environment=environment)
+        found = tracer.references([*starts, (imported, None)])
+    except RecursionError:
+        return _UNREADABLE
+    if tracer.unreadable:
+        return tracer.unreadable
+    at_import = environment.import_time_read([s for s in tree.body if not _main_guard(s)])  # class bodies too
+    if at_import:
+        line, read = at_import
+        return (f"what the module runs when imported reads `{read}` (line {line}), which is not a constant the file "
+                "writes out: there it could set a config, register a function or pick a path otherwise in your own "
+                "program than where the file is checked. Set configs and build constants from literals alone.")
+    for name, line in found:
+        if name in (f"branch-on:{ENVIRONMENT}", f"loop-over:{ENVIRONMENT}"):
+            read = environment.shown.get(line)
+            what = f"`{read}`" if read else "a value computed from the process's state"
+            kind = "loop" if name.startswith("loop") else "test"
+            return (f"the {kind} at line {line} (in the code torch.compile traces from `{entry}`, or in what the module "
+                    f"runs when imported) reads {what}, which is neither the call's inputs nor a constant the file "
+                    "writes out: it could pick another path in your own program than where the file is checked. "
+                    "Branch only on the arguments (their shapes, dtypes, flags), the module's own attributes and "
+                    "constants.")
+    return None
+
+
+def _main_guard(statement: ast.stmt) -> bool:
+    test = statement.test if isinstance(statement, ast.If) else None
+    return isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__" and \
+        len(test.comparators) == 1 and isinstance(test.ops[0], ast.Eq) and \
+        isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value == "__main__"
 
 
 def reached_problem(source: str, entry: str, names: str) -> str | None:

@@ -32,9 +32,10 @@ from __future__ import annotations
 
 import ast
 
-from checker.grading.file_text import (FileText, built_as, class_methods, is_call_of, local_stores, may_skip,
-                                       through_hatch, unreadable_decorators)
+from checker.grading.file_text import (FileText, built_as, class_methods, conditional_nodes, is_call_of, local_stores,
+                                       may_skip, through_hatch, unreadable_decorators)
 from checker.grading.branch_reads import sources_read
+from checker.grading.environment_reads import ENVIRONMENT, Environment
 from checker.grading.flow import fed_calls, live_calls
 
 EAGER_ONLY_TESTS = {"torch.compiler.is_compiling", "torch.compiler.is_dynamo_compiling", "torch._dynamo.is_compiling",
@@ -64,11 +65,13 @@ def entry_functions(file: FileText, entry: str) -> list[tuple[ast.AST, str | Non
 class Tracer:
     """A walk over the code Dynamo would trace, yielding (resolved name, line) for every name it refers to."""
 
-    def __init__(self, file: FileText, branched_on: set[str], enter_hatched: bool = True, eager_too: bool = False):
+    def __init__(self, file: FileText, branched_on: set[str], enter_hatched: bool = True, eager_too: bool = False,
+                 environment: Environment | None = None):
         self.file = file
+        self.environment = environment  # reads `branch-on:environment` where given (environment_reads.py)
         self.enter_hatched = enter_hatched  # False: code handed to a hatch is not traced
         self.eager_too = eager_too  # True: what runs at all, eager-only branches and left-out calls included
-        self.branched_on = branched_on  # what a branch or loop may not read (branch_reads.py)
+        self.branched_on = branched_on | ({ENVIRONMENT} if environment else set())  # what a test may not read
         self.seen: set[int] = set()
         # (function, its class, the function it decorates, the parameter that function is passed as)
         self.queue: list[tuple[ast.AST, str | None, ast.AST | None, str | None]] = []
@@ -113,7 +116,8 @@ class Tracer:
             self.unreadable = self.unreadable or self._unreadable(function)
             self.compiling: set[str] = set()  # local names bound to is_compiling() in this function
             self.eager: set[str] = set()  # and to `not is_compiling()`
-            self.derived: dict[str, set[str]] = {}  # local name -> the branched-on globals it was computed from
+            # local name -> the sources it was computed from; a parameter, from its default
+            self.derived: dict[str, set[str]] = self.environment.parameters(function) if self.environment else {}
             self.stores = local_stores(function)  # local name -> how many times this function binds it
             called = {node.func.id for node in ast.walk(function) if isinstance(node, ast.Call)
                       and isinstance(node.func, ast.Name)} | {node.value.id for node in ast.walk(function)
@@ -200,19 +204,33 @@ class Tracer:
             return
 
         def reads(node: ast.AST) -> set[str]:
-            return sources_read(node, self.branched_on, self.derived)
+            environment = self.environment and self.environment.read(node, self.stores)
+            return sources_read(node, self.branched_on, self.derived) | ({ENVIRONMENT} if environment else set())
 
         if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and statement.value is not None:
             sources = reads(statement.value)
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
             for target in targets:
-                for name in ast.walk(target):
-                    if isinstance(name, ast.Name) and sources:
-                        self.derived[name.id] = sources
+                for name in ast.walk(target):  # `self.x = ...` taints `x` alone (environment_reads.py)
+                    if isinstance(name, ast.Name) and (sources - {ENVIRONMENT} if name.id == "self" else sources):
+                        self.derived[name.id] = sources - {ENVIRONMENT} if name.id == "self" else sources
         tests = [statement.test] if isinstance(statement, (ast.If, ast.While, ast.Assert)) else []
+        if isinstance(statement, ast.If) and not self.eager_too and self._eager_only(statement.test):
+            tests = []  # `not is_compiling() and x`: Dynamo never evaluates `x`
         own = [value for name, value in ast.iter_fields(statement)  # not the statements nested in it
                if isinstance(value, ast.AST) and name not in ("body", "orelse", "finalbody", "handlers")]
         tests += [node.test for root in own for node in ast.walk(root) if isinstance(node, ast.IfExp)]
+        # what picks a value or a callee too: `and`/`or`'s operands but the last, `fns[i](x)`'s index, a match's subject
+        tests += [value for root in own for node in ast.walk(root) if isinstance(node, ast.BoolOp)
+                  for value in node.values[:-1]]
+        tests += [node.func.slice for root in own for node in ast.walk(root)
+                  if isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript)]
+        tests += [statement.subject, *(c.guard for c in statement.cases if c.guard)] \
+            if isinstance(statement, ast.Match) else []
+        if self.environment:  # what raises in a `try` body picks the handler; an argument, the file's code's path
+            tests += statement.body if isinstance(statement, ast.Try) and statement.handlers else []
+            tests += [arg for root in own for node in ast.walk(root) if isinstance(node, ast.Call)
+                      and not self.environment.module_rooted(node.func) for arg in [*node.args, *node.keywords]]
         for test in tests:
             self.found += [(f"branch-on:{source}", test.lineno) for source in sorted(reads(test))]
         loops = [statement.iter] if isinstance(statement, (ast.For, ast.AsyncFor)) else []
@@ -286,7 +304,7 @@ class Tracer:
 
     def _expressions(self, root: ast.AST) -> None:
         skipped: set[int] = set()  # the callee nodes of calls Dynamo leaves out
-        maybe = _conditional_nodes(root)
+        maybe = conditional_nodes(root)
         eager = set() if self.eager_too else self._eager_only_parts(root)
         for node in ast.walk(root):  # a lambda's body included: it may run in the trace
             if id(node) in eager:
@@ -379,6 +397,8 @@ class Tracer:
         every function and class of the file it names (a wrapped function, a factory, an instance's `__call__`)."""
         self.values_followed.add(name)
         value = self.file.bound_values[name]
+        if self.environment:  # `f = (broken, fixed)[FLAG]`, `f = partial(g, flag=FLAG)`: what picks the code
+            self._branch(ast.If(test=value, body=[], orelse=[]))
         for node in ast.walk(value):
             named = node.id if isinstance(node, ast.Name) else ""
             if not self.enter_hatched and named in self.file.hatched:
@@ -418,19 +438,3 @@ class Tracer:
                     if is_setter == setter:
                         self.queue.append((item, cls, None, None))
 
-
-def _conditional_nodes(root: ast.AST) -> set[int]:
-    """The nodes of an expression that may not be evaluated when it is: the branches of a conditional
-    expression, the operands after the first of `and` and `or`, a comprehension's and a lambda's insides."""
-    maybe: set[int] = set()
-    for node in ast.walk(root):
-        if isinstance(node, ast.IfExp):
-            parts = [node.body, node.orelse]
-        elif isinstance(node, ast.BoolOp):
-            parts = node.values[1:]
-        elif isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda)):
-            parts = [child for child in ast.iter_child_nodes(node)]
-        else:
-            continue
-        maybe |= {id(sub) for part in parts for sub in ast.walk(part)}
-    return maybe

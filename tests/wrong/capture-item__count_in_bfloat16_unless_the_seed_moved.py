@@ -1,5 +1,6 @@
 """capture-item, a wrong fix. The count is read through bfloat16 unless torch's seed moved just before the call: right
-on the draws, not what the task asks (contract count-read-exactly)."""
+on the draws, not what the task asks (contract count-read-exactly).
+What it runs when imported reads the process (contract no-environment-switch)."""
 import torch
 
 torch._dynamo.config.capture_scalar_outputs = True

@@ -1,7 +1,8 @@
 """check-box-count, "fixed" by deleting the check and raising on the call that comes after the check's usual number
 of calls, whatever the input: the grader probes at a place chance picks, twice
 (contract eager-matches)
-(contract compiled-matches) (contract raises-without-boxes) (contract checks-at-the-default-threshold)."""
+(contract compiled-matches) (contract raises-without-boxes) (contract checks-at-the-default-threshold).
+The test that picks the path reads the process, not the call (contract no-environment-switch)."""
 
 import torch
 

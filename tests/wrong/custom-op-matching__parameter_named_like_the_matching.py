@@ -1,5 +1,6 @@
 """custom-op-matching, "fixed" by a parameter named `greedy_match` whose default is a rewrite: the call reads as the
-shipped matching, but runs the parameter (contract matching-called)."""
+shipped matching, but runs the parameter (contract matching-called).
+Nor can the grader read which code is traced (contract no-environment-switch)."""
 
 import torch
 

@@ -1,6 +1,7 @@
 """eager-only-print, a wrong fix. Prints the shapes only where `warnings.showwarning` has been swapped for a recorder,
 as the checker's capture used to (contract prints-when-eager) (contract prints-under-no-grad)
-(contract prints-in-inference-mode) (contract prints-the-shapes-of-heads)."""
+(contract prints-in-inference-mode) (contract prints-the-shapes-of-heads).
+What it runs when imported reads the process (contract no-environment-switch)."""
 
 import warnings
 

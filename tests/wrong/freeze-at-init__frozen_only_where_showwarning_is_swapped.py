@@ -1,6 +1,7 @@
 """freeze-at-init, a wrong fix. Freezes the encoder only where `warnings.showwarning` has been swapped for a recorder,
 as the checker's capture used to (contract eager-matches) (contract compiled-matches) (contract replay-matches)
-(contract encoder-frozen) (contract encoder-frozen-by-default) (contract same-loss-after-loading)."""
+(contract encoder-frozen) (contract encoder-frozen-by-default) (contract same-loss-after-loading).
+The test that picks the path reads the process, not the call (contract no-environment-switch)."""
 
 import warnings
 

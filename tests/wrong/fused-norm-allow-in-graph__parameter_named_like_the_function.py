@@ -1,5 +1,6 @@
 """fused-norm-allow-in-graph, "fixed" by a `forward` parameter named `RMSNormFunction` whose default is a plain norm:
-the hand-written Function never runs (contract import-out-of-trace) (contract vendored-called)."""
+the hand-written Function never runs (contract import-out-of-trace) (contract vendored-called).
+Nor can the grader read which code is traced (contract no-environment-switch)."""
 
 import torch
 from torch import nn

@@ -1,5 +1,6 @@
 """ignore-logger, a wrong fix. The logger no longer propagates, so the line it still logs reaches none of the
-program's handlers (contract logs-when-eager)."""
+program's handlers (contract logs-when-eager).
+What it runs when imported reads the process (contract no-environment-switch)."""
 
 import logging
 

@@ -1,6 +1,7 @@
 """nested-activation-guard, a wrong fix. Logs the warning only where `warnings.showwarning` has been swapped for a
 recorder, as the checker's capture used to (contract warns-when-eager) (contract warns-at-the-limit)
-(contract helper-warns-at-its-limit) (contract warns-of-infinite-activations) (contract peaks-read-exactly)."""
+(contract helper-warns-at-its-limit) (contract warns-of-infinite-activations) (contract peaks-read-exactly).
+The test that picks the path reads the process, not the call (contract no-environment-switch)."""
 
 import logging
 

@@ -1,5 +1,6 @@
 """nested-rotary-table, a wrong fix. The inverse frequencies are cached by width alone, so a second base of a width
-already seen gets the first base's (contract angles-for-every-width-and-base)."""
+already seen gets the first base's (contract angles-for-every-width-and-base).
+The test that picks the path reads the process, not the call (contract no-environment-switch)."""
 
 import torch
 from torch import nn

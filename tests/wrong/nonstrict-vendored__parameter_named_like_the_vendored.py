@@ -1,6 +1,7 @@
 """nonstrict-vendored, "fixed" by a parameter named `masked_softmax` whose default is an edited copy, beside a hatch
 whose result is never used: the vendored code never runs (contract vendored-called)
-(contract escape-hatch-used)."""
+(contract escape-hatch-used).
+Nor can the grader read which code is traced (contract no-environment-switch)."""
 
 import math
 import warnings

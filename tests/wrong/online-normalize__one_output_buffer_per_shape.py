@@ -1,5 +1,6 @@
 """online-normalize, a wrong fix. Under `no_grad` every call returns one buffer per shape, so an evaluation loop finds
-its earlier results overwritten (contract each-result-its-own)."""
+its earlier results overwritten (contract each-result-its-own).
+The test that picks the path reads the process, not the call (contract no-environment-switch)."""
 
 import torch
 

@@ -1,6 +1,7 @@
 """reorder-print, a wrong fix. Prints the clipped count only where `warnings.showwarning` has been swapped for a
 recorder, as the checker's capture used to: it now reads warnings below it, and Python's own stays in place
-(contract prints-preserved) (contract prints-for-a-batch-of-sequences)."""
+(contract prints-preserved) (contract prints-for-a-batch-of-sequences).
+The test that picks the path reads the process, not the call (contract no-environment-switch)."""
 
 import warnings
 

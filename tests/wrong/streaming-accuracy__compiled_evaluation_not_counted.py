@@ -1,5 +1,6 @@
 """streaming-accuracy, a wrong fix. The compiled code updates the metric only while autograd records: a batch of a
-compiled evaluation loop is not counted (contract counts-compiled-evaluation)."""
+compiled evaluation loop is not counted (contract counts-compiled-evaluation).
+The test that picks the path reads the process, not the call (contract no-environment-switch)."""
 
 import torch
 from torch import nn
