@@ -294,3 +294,19 @@ def test_a_break_kept_where_the_inputs_require_gradients_fails(tmp_path):
     failing = [name for name, check in checks.items() if check.status == "fail"]
     assert report.status == "fail" and failing == ["compiled-matches"], report.to_dict()
     assert "gradients" in checks["compiled-matches"].message, checks["compiled-matches"].message
+
+
+def test_a_break_kept_where_the_modules_are_in_evaluation_mode_fails(tmp_path):
+    """A path only an evaluation loop takes (`if not HEAD.training:`) reads the module the file runs, which no
+    reading of the text refuses. Every other call of the fullgraph trial runs as an evaluation loop runs it (no
+    autograd, the file's modules in evaluation mode), so the break there fails fullgraph-compiles."""
+    from checker.grading.strict import check_file
+
+    exercise = find_exercise("capture-nonzero")
+    attempt = tmp_path / exercise.file
+    attempt.write_text(exercise.solution_path.read_text().replace(
+        "    rows, cols = (input_ids == MASK_ID)",
+        "    if not VOCAB_HEAD.training:\n        torch._dynamo.graph_break()\n    rows, cols = (input_ids == MASK_ID)"))
+    report = check_file(exercise, attempt)
+    failing = [check.name for check in report.checks if check.status == "fail"]
+    assert report.status == "fail" and "fullgraph-compiles" in failing, report.to_dict()

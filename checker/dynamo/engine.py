@@ -267,7 +267,7 @@ def diagnose(fn: Callable[..., Any], calls: Iterable[tuple[tuple[Any, ...], dict
     are recorded, the program goes on); "fullgraph" compiles with fullgraph=True (a break is an error).
     `focus_file` is the file whose lines a break should point at (the learner's); by default the
     innermost frame outside torch. Calls stop at the first error. `around(i)`, where given, is a context manager
-    the i-th call runs in (eager mode: the checker runs some calls without autograd).
+    the i-th call runs in (the checker runs some calls as an evaluation loop does).
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
@@ -279,10 +279,8 @@ def diagnose(fn: Callable[..., Any], calls: Iterable[tuple[tuple[Any, ...], dict
         runner = fn if mode == "eager" else _compile(fn, backend=rec.backend, fullgraph=(mode == "fullgraph"))
         for index, (args, kwargs) in enumerate(calls):
             try:
-                if mode == "eager":
-                    with _set_stance("force_eager"), (around(index) if around else contextlib.nullcontext()):
-                        diagnosis.outputs.append(runner(*args, **kwargs))
-                else:
+                with _set_stance("force_eager") if mode == "eager" else contextlib.nullcontext(), \
+                        around(index) if around else contextlib.nullcontext():
                     diagnosis.outputs.append(runner(*args, **kwargs))
             except Exception as err:  # the learner's error is data here, not a crash
                 diagnosis.error = call_error(err, focus_file)

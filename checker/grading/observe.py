@@ -114,6 +114,11 @@ def _observe_one(contract: Contract, mode: str, module: Any, entry: Any, calls: 
     return _gradients(entry, runner, calls)
 
 
+def has_modules(entry: Any, module: Any) -> bool:
+    """Whether `untrained` has modules to put in evaluation mode: the entry, or the file's module-level ones."""
+    return isinstance(entry, torch.nn.Module) or any(isinstance(v, torch.nn.Module) for v in vars(module).values())
+
+
 @contextlib.contextmanager
 def untrained(entry: Any, module: Any) -> Iterator[None]:
     """A call as an evaluation loop makes it: under `torch.no_grad()`, with the entry's modules (a function

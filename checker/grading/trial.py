@@ -174,8 +174,11 @@ def run_trial(exercise: Exercise, path: str, mode: str, snapshot: tamper.Snapsho
              for index, (args, kwargs) in enumerate(calls)]
     try:
         with observe.capture(path, loggers) as called:
+            # Eagerly, and in one graph where the file has modules whose evaluation mode a test could read
+            # (`if self.training:`): a path only an evaluation loop takes must compile as one graph too.
+            evaluated = mode == "eager" or mode == "fullgraph" and observe.has_modules(entry, module)
             around = (lambda i: observe.untrained(entry, module) if i in untrained else contextlib.nullcontext()) \
-                if mode == "eager" and untrained else None
+                if evaluated and untrained else None
             diagnosis = engine.diagnose(entry, calls, mode, focus_file=path,
                                         config_baseline=snapshot.config if snapshot else None, around=around)
     except BaseException as err:  # noqa: BLE001 - e.g. SystemExit raised from inside the entry

@@ -1,5 +1,6 @@
-"""streaming-accuracy, a wrong fix. The compiled code updates the metric only while autograd records: a batch of a
-compiled evaluation loop is not counted (contract counts-compiled-evaluation).
+"""streaming-accuracy, a wrong fix. The compiled code updates the metric only while autograd records: the calls of
+the fullgraph trial that run as an evaluation loop are not counted (contract accuracy-over-every-batch), nor is a
+batch of a compiled evaluation loop (contract counts-compiled-evaluation).
 The test that picks the path reads the process, not the call (contract no-environment-switch)."""
 
 import torch
