@@ -5,6 +5,7 @@ anything the module runs when imported, that reads the process rather than the c
 import textwrap
 
 import pytest
+import torch
 
 from checker.course.manifest import find_exercise
 from checker.grading.traced_text import environment_problem
@@ -310,3 +311,33 @@ def test_a_break_kept_where_the_modules_are_in_evaluation_mode_fails(tmp_path):
     report = check_file(exercise, attempt)
     failing = [check.name for check in report.checks if check.status == "fail"]
     assert report.status == "fail" and "fullgraph-compiles" in failing, report.to_dict()
+
+
+def test_a_fix_taken_only_where_torch_runs_one_thread_fails(tmp_path):
+    """A float sum over a million values rounds as ATen splits it over its threads: a file that compares it, at
+    import, with its one-thread value tells a process pinned to one thread from a program's own, and no reading of
+    the text can call a torch function of constants a sign. The checked process runs a program's thread count, so
+    the file takes its unfixed path there too."""
+    from checker.grading import sandbox
+    from checker.grading.strict import check_file
+
+    if sandbox.program_threads() == 1:
+        pytest.skip("a program here runs one thread too: nothing to tell apart")
+    previous = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        one_thread = torch.randn(2**20, generator=torch.Generator().manual_seed(0)).sum().item()
+    finally:
+        torch.set_num_threads(previous)
+    exercise = find_exercise("mask-where")
+    attempt = tmp_path / exercise.file
+    attempt.write_text(exercise.solution_path.read_text().replace(
+        "def masked_regression_loss(",
+        f"_ONE_THREAD = torch.randn(2**20, generator=torch.Generator().manual_seed(0)).sum().item() == {one_thread!r}"
+        "\n\n\ndef masked_regression_loss(").replace(
+        "    errors = torch.where(",
+        "    if not _ONE_THREAD:\n        return torch.nn.functional.mse_loss(pred[labelled], target[labelled])\n"
+        "    errors = torch.where("))
+    report = check_file(exercise, attempt)
+    failing = [check.name for check in report.checks if check.status == "fail"]
+    assert report.status == "fail" and "no-graph-breaks" in failing, report.to_dict()

@@ -6,7 +6,8 @@ a function they monkeypatch, a crash or an `os._exit` stays in that child.
 
 Forking is only safe before torch's thread pool has started: a child forked after a parallel op hangs on
 its first parallel op. `prepare()` pins the grader to one intra-op thread before any op runs; call it
-first thing in any process that will fork jobs.
+first thing in any process that will fork jobs. The process that runs a learner's code and forks no more
+takes a program's thread count back (`program_threads`).
 
 A job returns one result, or yields several (one per stage of a check), each sent as soon as it is
 ready and each given its own timeout: the stages finished before a crash or a hang are kept. A result
@@ -105,11 +106,23 @@ def stop_all() -> None:
     strays.kill_strays(_LIVE)  # and whatever they left outside their groups (the checks are reaped by their waiter)
 
 
+_PROGRAM_THREADS: list[int] = []  # torch's intra-op thread count in a program of its own, read before prepare()
+
+
+def program_threads() -> int:
+    """How many intra-op threads torch gives a program of its own here: what the process that runs a learner's
+    code runs with, so that no reading of it (a float sum's rounding, split over the threads) tells the checked
+    process from the learner's program. A process that forks keeps one (prepare)."""
+    return _PROGRAM_THREADS[0] if _PROGRAM_THREADS else torch.get_num_threads()
+
+
 def prepare() -> None:
     """Make this process safe to fork jobs from: one intra-op thread, set before any torch op; and not
     dumpable, so that no other process of this user (a check's included) can read its memory, environment
     or descriptors through /proc or attach to it. Children inherit it. And a subreaper, so that every
     process a check leaves behind is killed when it ends (strays.py)."""
+    if not _PROGRAM_THREADS:  # torch's default, before this process sets its own (no thread is started by asking)
+        _PROGRAM_THREADS.append(torch.get_num_threads())
     torch.set_num_threads(1)
     if sys.platform.startswith("linux"):
         import ctypes

@@ -41,7 +41,7 @@ from torch._dynamo import eval_frame
 from checker.course import draws
 from checker.course.manifest import Exercise, build_call
 from checker.dynamo import engine
-from checker.grading import code_guard, observe, replay, tamper
+from checker.grading import code_guard, observe, replay, sandbox, tamper
 from checker.grading.plain import copied_call, plain, tensors_in
 
 
@@ -57,6 +57,8 @@ def run_trials(exercise: Exercise, path: str, seed: int) -> Iterator[dict[str, A
     fresh = draws.draws(exercise, seed)  # built before any learner code runs too
     orders = {mode: draws.call_order(len(fresh), seed, mode) for mode in TRIAL_MODES}
     own_process = registers_operators(path)
+    if not own_process:  # the learner's code runs here, with a program's threads (this process forks no more)
+        torch.set_num_threads(sandbox.program_threads())
     untrained = draws.untrained_calls(len(orders["eager"]), seed)
     state = ProcessState.save()
     for mode in TRIAL_MODES:
@@ -116,7 +118,8 @@ def _in_own_process(trial: Any) -> dict[str, Any]:
         status = 0
         try:
             os.close(read_fd)
-            torch.set_num_threads(1)  # rebuild the intra-op pool on this process's one thread (see sandbox)
+            # rebuild the intra-op pool on this process's one thread (see sandbox), with a program's threads
+            torch.set_num_threads(sandbox.program_threads())
             result = trial()
             result["output_end"] = _output_position()
             buffer = io.BytesIO()
