@@ -153,6 +153,17 @@ SWITCHES = {
         def f(x):
             return x * x.sum().item()
         """,
+    "an allocation only a memory cap refuses, its error caught": """
+        import torch
+        torch._dynamo.config.capture_scalar_outputs = True
+        try:
+            torch.empty(6 * 2**30, dtype=torch.uint8)
+            torch._dynamo.config.capture_scalar_outputs = False
+        except RuntimeError:
+            pass
+        def f(x):
+            return x * x.sum().item()
+        """,
     "a class body that registers where a test says": """
         import torch
         class _Setup:

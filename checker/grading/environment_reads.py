@@ -56,6 +56,9 @@ _EAGER_ONLY = {"torch.compiler.is_compiling", "torch.compiler.is_dynamo_compilin
 _HATCHES = KEEP_DYNAMO_OUT | {"torch.compiler.substitute_in_graph", "torch._dynamo.substitute_in_graph",
                               "torch._dynamo.dont_skip_tracing", "torch.compiler.dont_skip_tracing",
                               "torch._dynamo.config.patch", "torch.library.register_fake", "torch.library.impl"}
+# What `import_time_read` reports for an exception caught where the module runs: no name is read, but a memory cap
+# or a refused write raises in one process and not in another.
+CAUGHT = "an exception it catches (a `try` with a handler, or `contextlib.suppress`)"
 _MODULE_DUNDERS = {"__name__", "__file__", "__spec__", "__loader__", "__package__", "__path__", "__cached__"}
 
 
@@ -169,15 +172,21 @@ class Environment:
             return False  # a class's method, named as a function (`logging.Logger.info`); not what it holds after
         return under(STATE_NAMESPACES)
 
-    def import_time_read(self, statements: list[ast.stmt], stores: dict[str, int] | None = None) -> tuple[int, str] | None:
+    def import_time_read(self, statements: list[ast.stmt],
+                         stores: dict[str, int] | None = None) -> tuple[int, str] | None:
         """Where the code that runs when the module is imported (its statements, class bodies, decorators and
         defaults; not a function's body, which runs when called) reads the environment, and what: there it may
         set a config, register a function or raise, not only branch. A call made for its effect alone
         (`torch._dynamo.config.reorderable_logging_functions.add(print)`) writes, and is read in its arguments; a
-        module logger (`log = logging.getLogger(__name__)`) is none. With `stores`, a function's body read so (its
-        parameters and locals bound there)."""
+        module logger (`log = logging.getLogger(__name__)`) is none. An exception caught there (CAUGHT) counts too:
+        whether an allocation or a write raises is the process's. With `stores`, a function's body read so (its
+        parameters and locals bound there), for the functions whose code reads."""
         stores = {} if stores is None else stores
         for statement in statements:
+            if getattr(statement, "handlers", None) or isinstance(statement, ast.With) and any(
+                    self.file.resolve(item.context_expr.func if isinstance(item.context_expr, ast.Call)
+                                      else item.context_expr) == "contextlib.suppress" for item in statement.items):
+                return statement.lineno, CAUGHT  # whether an allocation or a write raises differs by process
             if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 parts = [*statement.decorator_list, *statement.args.defaults, *statement.args.kw_defaults]
             elif isinstance(statement, ast.ClassDef):

@@ -24,7 +24,7 @@ from __future__ import annotations
 import ast
 
 from checker.grading.branch_reads import SIZES, TENSOR_VALUES
-from checker.grading.environment_reads import ENVIRONMENT, Environment
+from checker.grading.environment_reads import CAUGHT, ENVIRONMENT, Environment
 from checker.grading.file_text import (KEEP_DYNAMO_OUT, LEFT_OUT_SETS, FileText, hatch_targets, left_out_names,
                                        parse_live, read_file)
 from checker.grading.tracer import Tracer, entry_functions, module_body
@@ -114,9 +114,10 @@ def environment_problem(source: str, entry: str) -> str | None:
     at_import = environment.import_time_read([s for s in tree.body if not _main_guard(s)])  # class bodies too
     if at_import:
         line, read = at_import
-        return (f"what the module runs when imported reads `{read}` (line {line}), which is not a constant the file "
-                "writes out: there it could set a config, register a function or pick a path otherwise in your own "
-                "program than where the file is checked. Set configs and build constants from literals alone.")
+        what = read if read == CAUGHT else f"`{read}`, which is not a constant the file writes out"
+        return (f"what the module runs when imported reads {what} (line {line}): there it could set a config, "
+                "register a function or pick a path otherwise in your own program than where the file is checked. "
+                "Set configs and build constants from literals alone, with nothing caught.")
     for name, line in found:
         if name in (f"branch-on:{ENVIRONMENT}", f"loop-over:{ENVIRONMENT}"):
             read = environment.shown.get(line)
