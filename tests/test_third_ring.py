@@ -759,6 +759,33 @@ def test_a_capture_flag_patched_in_a_branch_is_not_counted():
     assert not _sets_config(parse_live(always.replace("@", "@__name__ == 'x' or ")), "capture_scalar_outputs")
 
 
+@pytest.mark.parametrize("undone", ["torch._dynamo.config.capture_scalar_outputs, _ = False, 0",
+                                    "for torch._dynamo.config.capture_scalar_outputs in (False,):\n    pass",
+                                    "with torch._dynamo.config.patch(capture_scalar_outputs=False):\n    pass"])
+def test_a_capture_flag_turned_off_again_in_any_form_is_not_counted(undone):
+    """Set to True, then to False by a tuple's target, a loop's or a patch: the reading of the config counts it
+    as set only where nothing else stores to it."""
+    from checker.grading.contracts import _sets_config
+    from checker.grading.file_text import parse_live
+
+    on = "import torch\n\ntorch._dynamo.config.capture_scalar_outputs = True\n"
+    assert _sets_config(parse_live(on), "capture_scalar_outputs")
+    assert not _sets_config(parse_live(on + undone + "\n"), "capture_scalar_outputs")
+
+
+@pytest.mark.parametrize("emptied", ["SET.clear()", "SET.remove(print)", "SET -= {print}", "SET, _ = set(), 0",
+                                     "for SET in [set()]:\n    pass"])
+def test_a_left_out_set_emptied_again_counts_nothing(emptied):
+    """print added to reorder-print's set, then taken out again: the reading does not follow what is taken out,
+    so nothing counts as left out of the trace (print in the traced code fails, as it breaks the graph)."""
+    from checker.grading.file_text import parse_live, read_file
+
+    filled = "import torch\n\ntorch._dynamo.config.reorderable_logging_functions.add(print)\n"
+    assert read_file(parse_live(filled)).left_out == {"print"}
+    emptied = emptied.replace("SET", "torch._dynamo.config.reorderable_logging_functions")
+    assert read_file(parse_live(filled + emptied + "\n")).left_out == set()
+
+
 @pytest.mark.parametrize("exercise_id, check_name", [("cond-on-input", "branch-out-of-trace"),
                                                       ("loop-early-exit", "exit-out-of-trace"),
                                                       ("online-normalize", "frame-loop-out-of-trace"),

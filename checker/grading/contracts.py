@@ -332,10 +332,13 @@ def _sets_config(tree: ast.Module, name: str) -> bool:
     outside any branch, and set to nothing else anywhere; or `torch._dynamo.config.patch` with NAME=True (a
     decorator or a `with`) where it always runs (`always_run`)."""
     resolve, setting = resolver(tree), f"torch._dynamo.config.{name}"
-    if any(isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and not _is_true(node.value)
-           and any(resolve(t) == setting for t in getattr(node, "targets", [getattr(node, "target", None)]))
-           for node in ast.walk(tree)):
-        return False  # turned off again, or to what the text cannot tell
+    set_true = {id(t) for node in ast.walk(tree) if isinstance(node, ast.Assign) and _is_true(node.value)
+                for t in node.targets}
+    if any(isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)) and resolve(node) == setting
+           and id(node) not in set_true for node in ast.walk(tree)) or any(
+            isinstance(node, ast.Call) and resolve(node.func) == "torch._dynamo.config.patch"
+            and any(k.arg == name and not _is_true(k.value) for k in node.keywords) for node in ast.walk(tree)):
+        return False  # turned off again (a tuple's target, a loop's, a patch), or to what the text cannot tell
     for node in always_run(tree):  # not in a branch: a config turned on where a sign of the check is seen
         if node in tree.body and isinstance(node, ast.Assign) and _is_true(node.value) \
                 and any(resolve(t) == setting for t in node.targets):

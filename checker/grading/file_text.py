@@ -120,7 +120,26 @@ def read_file(tree: ast.Module, honoured: tuple[str, ...] = LEFT_OUT_SETS) -> Fi
             if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
                     or is_call_of(file, node, {"torch._dynamo.config.patch"}):
                 file.left_out |= left_out_names(file, node)
+    if _empties_a_left_out_set(file, tree):  # what is taken out again, the reading cannot follow: nothing counts
+        file.left_out = set()
     return file
+
+
+def _empties_a_left_out_set(file: FileText, tree: ast.Module) -> bool:
+    """Whether the file takes anything out of a left-out set anywhere: `.clear()`, `.remove(f)`, `-=`, a store
+    the reading does not count as filling it (`SET, _ = set(), 0`, `for SET in ...`)."""
+    sets = {f"torch._dynamo.config.{name}" for name in file.honoured}
+    filled = {id(t) for node in ast.walk(tree) if isinstance(node, ast.Assign) for t in node.targets}
+    filled |= {id(node.target) for node in ast.walk(tree) if isinstance(node, ast.AugAssign)
+               and isinstance(node.op, ast.BitOr)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and file.resolve(node.func.value) in sets \
+                and node.func.attr not in ("add", "update", "copy", "issubset", "issuperset", "union"):
+            return True
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)) \
+                and file.resolve(node) in sets and id(node) not in filled:
+            return True
+    return False
 
 
 def may_skip(statement: ast.AST, field_name: str) -> bool:

@@ -72,7 +72,7 @@ _ATTRIBUTES = {
     "__globals__", "__code__", "__closure__", "__builtins__", "__dict__", "__subclasses__", "__getattribute__",
     "__bases__", "__base__", "__mro__", "__self__", "__func__", "__wrapped__", "__loader__", "__spec__",
     "__reduce__", "__reduce_ex__", "__setstate__", "__class_getitem__", "__init_subclass__", "__kwdefaults__",
-    "__defaults__", "__import__",
+    "__defaults__", "__import__", "_init_fn",  # a custom operator's own Python, called past the operator
     # what evaluates a string as code or imports by name: annotations, logging's config, a timer's statement
     "get_type_hints", "ForwardRef", "_eval_type", "dictConfig", "fileConfig", "listen", "_resolve",
     "_getattr", "attrgetter", "locate", "_locate", "import_string", "_import_module",
