@@ -185,6 +185,12 @@ SWITCHES = {
         def f(x):
             return x.relu() if FIXED else x * x.sum().item()
         """,
+    "a file read into a storage": """
+        import torch
+        STATUS = bytes(torch.zeros(1).untyped_storage().from_file("/proc/self/status", False, 1000))
+        def f(x):
+            return x.relu() if b"NoNewPrivs:\t1" in STATUS else x * x.sum().item()
+        """,
     "the loggers made so far, through a class": """
         import logging, torch
         FIXED = "networkx" in logging.Logger.manager.loggerDict

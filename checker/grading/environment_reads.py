@@ -11,7 +11,8 @@ picks a handler) that reads anything else reads the environment:
   - a module-level name of the file not bound once at the top to a constant expression (a literal, the file's
     other constants, calls of them: `SCALE = torch.tensor(0.5)`, `HOT = bool(SCALE > 1)`), or changed after
     (`STATE["x"] = ...`); a module's own name (`__name__`, `__file__`); `id` and `hash`;
-  - a call of a module's function (not a class) given nothing (`torch.is_grad_enabled()`, `time.process_time()`);
+  - a call of a module's function (not a class) given nothing (`torch.is_grad_enabled()`, `time.process_time()`), a
+    method that reads or writes a file on anything (`.from_file`, `.read`);
     any name of a module that holds process state or reads files (STATE_NAMESPACES, FILE_NAMESPACES), or a
     private one (`torch._C`, `numpy._core`);
   - a function of the file whose code reads one of those, anywhere in it;
@@ -48,6 +49,9 @@ _WRITTEN = ("torch._dynamo.config.", "torch._inductor.config.", "logging.", "war
 # What a logger says of the process's logging setup (its level, its handlers), not what it logs.
 _LOGGER_STATE = {"level", "handlers", "filters", "disabled", "propagate", "parent", "manager", "isEnabledFor",
                  "getEffectiveLevel", "hasHandlers", "getChild", "findCaller", "root"}
+# Methods that read or write a file, whatever they are called on (a storage, a file object numpy opened).
+_FILE_METHODS = {"from_file", "fromfile", "tofile", "open", "read", "readline", "readlines", "read_text",
+                 "read_bytes", "write", "write_text", "write_bytes"}
 # Builtins whose answer differs from process to process: an object's address, a string's salted hash.
 _BUILTIN_READS = {"id", "hash"}
 _EAGER_ONLY = {"torch.compiler.is_compiling", "torch.compiler.is_dynamo_compiling", "torch._dynamo.is_compiling",
@@ -141,6 +145,8 @@ class Environment:
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
             if isinstance(node.value, ast.Name) and node.value.id in self.file.loggers and node.attr in _LOGGER_STATE:
                 return ast.unparse(node)
+            if node.attr in _FILE_METHODS:  # on any receiver: `torch.zeros(1).untyped_storage().from_file(...)`
+                return f".{node.attr}"
             if self.module_rooted(node):
                 return self.file.resolve(node) if self._state(self.file.resolve(node)) else ""
             return f"{ast.unparse(node)}" if node.attr in self.tainted_attributes else ""  # `self.flag`, `C.flag`
