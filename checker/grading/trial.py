@@ -24,6 +24,7 @@ import io
 import logging
 import os
 import random
+import re
 import signal
 import sys
 import traceback
@@ -57,8 +58,6 @@ def run_trials(exercise: Exercise, path: str, seed: int) -> Iterator[dict[str, A
     fresh = draws.draws(exercise, seed)  # built before any learner code runs too
     orders = {mode: draws.call_order(len(fresh), seed, mode) for mode in TRIAL_MODES}
     own_process = registers_operators(path)
-    if not own_process:  # the learner's code runs here, with a program's threads (this process forks no more)
-        torch.set_num_threads(sandbox.program_threads())
     untrained = draws.untrained_calls(len(orders["eager"]), seed)
     state = ProcessState.save()
     for mode in TRIAL_MODES:
@@ -118,8 +117,7 @@ def _in_own_process(trial: Any) -> dict[str, Any]:
         status = 0
         try:
             os.close(read_fd)
-            # rebuild the intra-op pool on this process's one thread (see sandbox), with a program's threads
-            torch.set_num_threads(sandbox.program_threads())
+            torch.set_num_threads(1)  # rebuild the intra-op pool on this process's one thread (see sandbox)
             result = trial()
             result["output_end"] = _output_position()
             buffer = io.BytesIO()
@@ -158,7 +156,7 @@ def run_trial(exercise: Exercise, path: str, mode: str, snapshot: tamper.Snapsho
         code_guard.install(read_source(exercise.original_path) if os.path.isfile(exercise.original_path) else None)
     loggers = observe.loggers_of(exercise)
     try:
-        with observe.capture(path, loggers) as imported:
+        with observe.capture(path, loggers) as imported, _program_threads():
             module = import_file(path)
     except BaseException as err:  # noqa: BLE001 - a broken file is a result, including SystemExit
         return {"mode": mode, "stage": "import", "error": _describe(err, path)}
@@ -177,9 +175,10 @@ def run_trial(exercise: Exercise, path: str, mode: str, snapshot: tamper.Snapsho
              for index, (args, kwargs) in enumerate(calls)]
     try:
         with observe.capture(path, loggers) as called:
-            # Eagerly, and in one graph where the file has modules whose evaluation mode a test could read
+            # Eagerly, and in one graph where the file has modules and reads what an evaluation loop changes
             # (`if self.training:`): a path only an evaluation loop takes must compile as one graph too.
-            evaluated = mode == "eager" or mode == "fullgraph" and observe.has_modules(entry, module)
+            evaluated = mode == "eager" or mode == "fullgraph" and observe.has_modules(entry, module) \
+                and _reads_training_state(read_source(path))
             around = (lambda i: observe.untrained(entry, module) if i in untrained else contextlib.nullcontext()) \
                 if evaluated and untrained else None
             diagnosis = engine.diagnose(entry, calls, mode, focus_file=path,
@@ -216,6 +215,30 @@ def run_trial(exercise: Exercise, path: str, mode: str, snapshot: tamper.Snapsho
         trial["graphs"] = [_graph_record(graph) for graph in diagnosis.graphs]
         trial["parameters"] = observe.parameter_names(entry)
     return trial
+
+
+# What an evaluation loop changes that code can read: the modules' mode, and whether a result records autograd.
+_TRAINING_STATE = re.compile(r"\.\s*(training|requires_grad|grad_fn|is_leaf|_version|is_grad_enabled|"
+                             r"is_inference_mode_enabled|is_inference)\b")
+
+
+def _reads_training_state(source: str | None) -> bool:
+    """Whether the file's text names what an evaluation loop changes: only then can a path depend on it, and be
+    worth a second compilation (the gate refuses reading it by a string: getattr, vars, __dict__)."""
+    return source is None or bool(_TRAINING_STATE.search(source))
+
+
+@contextlib.contextmanager
+def _program_threads() -> Iterator[None]:
+    """The file imported with a program's intra-op thread count (sandbox.program_threads): what it computes
+    there on real tensors (a float sum's rounding, split over the threads) is what it computes in a program of
+    its own, so it cannot tell this process from one. The calls after run on one thread again: a graph is traced
+    on fake tensors, where no such sum runs, and a second thread would only spin beside the other checks."""
+    torch.set_num_threads(sandbox.program_threads())
+    try:
+        yield
+    finally:
+        torch.set_num_threads(1)
 
 
 def compiled_gradients_asked(exercise: Exercise, diagnosis: dict[str, Any], outputs: Any) -> bool:
