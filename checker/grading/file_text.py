@@ -10,6 +10,7 @@ puts in a set of Dynamo's config whose calls are left out of the trace.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
@@ -59,6 +60,7 @@ class FileText:
         return ".".join([root, *reversed(attributes)])
 
 
+@functools.lru_cache(maxsize=4)  # a check reads one file's text several times (each reading, the gate): parse it once
 def parse_live(source: str) -> ast.Module:
     """The file's syntax tree without the statements Python never runs, which a construct must not count: what
     follows a `return`, `raise`, `break` or `continue` in its block, and the side of an `if` or `while` that a
@@ -86,7 +88,19 @@ def resolver(tree: ast.Module) -> Callable[[ast.AST], str]:
 
 
 def read_file(tree: ast.Module, honoured: tuple[str, ...] = LEFT_OUT_SETS) -> FileText:
-    """The file's definitions, bindings and hatches; `honoured`: the left-out sets whose additions count."""
+    """The file's definitions, bindings and hatches; `honoured`: the left-out sets whose additions count. Read once
+    for each tree parse_live hands out (shared: no reading changes a tree or what this finds in it)."""
+    key = (id(tree), honoured)
+    if key not in _READ or _READ[key][0] is not tree:
+        _READ.clear() if len(_READ) > 8 else None
+        _READ[key] = (tree, _read_file(tree, honoured))
+    return _READ[key][1]
+
+
+_READ: dict[tuple[int, tuple[str, ...]], tuple[ast.Module, "FileText"]] = {}
+
+
+def _read_file(tree: ast.Module, honoured: tuple[str, ...]) -> FileText:
     file = FileText(honoured=honoured)
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
