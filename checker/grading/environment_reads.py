@@ -62,7 +62,7 @@ _HATCHES = KEEP_DYNAMO_OUT | {"torch.compiler.substitute_in_graph", "torch._dyna
                               "torch._dynamo.config.patch", "torch.library.register_fake", "torch.library.impl"}
 # What `import_time_read` reports for an exception caught where the module runs: no name is read, but a memory cap
 # or a refused write raises in one process and not in another.
-CAUGHT = "an exception it catches (a `try` with a handler, or `contextlib.suppress`)"
+CAUGHT = "catches an exception (a `try` with a handler, or `contextlib.suppress`)"
 _MODULE_DUNDERS = {"__name__", "__file__", "__spec__", "__loader__", "__package__", "__path__", "__cached__"}
 
 

@@ -114,8 +114,8 @@ def environment_problem(source: str, entry: str) -> str | None:
     at_import = environment.import_time_read([s for s in tree.body if not _main_guard(s)])  # class bodies too
     if at_import:
         line, read = at_import
-        what = read if read == CAUGHT else f"`{read}`, which is not a constant the file writes out"
-        return (f"what the module runs when imported reads {what} (line {line}): there it could set a config, "
+        what = read if read == CAUGHT else f"reads `{read}`, which is not a constant the file writes out"
+        return (f"what the module runs when imported (line {line}) {what}: there it could set a config, "
                 "register a function or pick a path otherwise in your own program than where the file is checked. "
                 "Set configs and build constants from literals alone, with nothing caught.")
     for name, line in found:
