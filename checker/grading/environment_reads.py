@@ -298,13 +298,8 @@ def mutated_names(tree: ast.Module, module_names: set[str]) -> set[str]:
     for scope in scopes:
         local = local_stores(scope) if scope is not tree else {}
         for node in ast.walk(scope):
-            roots = []
-            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Delete)):
-                targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
-                roots = [_root_name(t) for t in targets if not isinstance(t, ast.Name)]
-            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _mutates(node.func.attr):
-                roots = [_root_name(node.func.value)]
-            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in changed:
+            roots = _changed_roots(node)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in changed:
                 places, names = changed[node.func.id]
                 roots = [_root_name(a) for i, a in enumerate(node.args) if i in places]
                 roots += [_root_name(k.value) for k in node.keywords if k.arg in names]
@@ -315,14 +310,19 @@ def mutated_names(tree: ast.Module, module_names: set[str]) -> set[str]:
 def _changed_parameters(function: ast.FunctionDef) -> tuple[set[int], set[str]]:
     """The places and names of the parameters a function changes (a store into one, a changing method on one)."""
     names = [a.arg for a in [*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs]]
-    changed = set()
-    for node in ast.walk(function):
-        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Delete)):
-            targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
-            changed |= {_root_name(t) for t in targets if not isinstance(t, ast.Name)}
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _mutates(node.func.attr):
-            changed.add(_root_name(node.func.value))
+    changed = {root for node in ast.walk(function) for root in _changed_roots(node)}
     return {i for i, name in enumerate(names) if name in changed}, {name for name in names if name in changed}
+
+
+def _changed_roots(node: ast.AST) -> list[str]:
+    """The names whose objects `node` changes in place: a store into one (`x["k"] = ...`, `x.a = ...`, `del x[0]`),
+    a changing method called on one (`x.update(...)`)."""
+    if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Delete)):
+        targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+        return [_root_name(t) for t in targets if not isinstance(t, ast.Name)]
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _mutates(node.func.attr):
+        return [_root_name(node.func.value)]
+    return []
 
 
 def _root_name(node: ast.AST) -> str:

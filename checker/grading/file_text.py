@@ -88,19 +88,7 @@ def resolver(tree: ast.Module) -> Callable[[ast.AST], str]:
 
 
 def read_file(tree: ast.Module, honoured: tuple[str, ...] = LEFT_OUT_SETS) -> FileText:
-    """The file's definitions, bindings and hatches; `honoured`: the left-out sets whose additions count. Read once
-    for each tree parse_live hands out (shared: no reading changes a tree or what this finds in it)."""
-    key = (id(tree), honoured)
-    if key not in _READ or _READ[key][0] is not tree:
-        _READ.clear() if len(_READ) > 8 else None
-        _READ[key] = (tree, _read_file(tree, honoured))
-    return _READ[key][1]
-
-
-_READ: dict[tuple[int, tuple[str, ...]], tuple[ast.Module, "FileText"]] = {}
-
-
-def _read_file(tree: ast.Module, honoured: tuple[str, ...]) -> FileText:
+    """The file's definitions, bindings and hatches; `honoured`: the left-out sets whose additions count."""
     file = FileText(honoured=honoured)
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):

@@ -44,17 +44,10 @@ def untraced_problem(source: str, entry: str, names: str, honoured: tuple[str, .
     (branch_reads.py); joined by '|') is in the code
     traced from `entry`; else what the grader found, and where. `honoured`: the sets of LEFT_OUT_SETS whose
     calls count as left out (those the exercise allows a fix to change; another is a switch, not a fix)."""
-    try:
-        tree = parse_live(source)
-    except (SyntaxError, ValueError):  # ValueError: a NUL byte
-        return "needs the file to parse first"
-    except (RecursionError, MemoryError):
-        return _UNREADABLE
-    file = read_file(tree, honoured)
-    starts = entry_functions(file, entry)
-    if not starts:
-        return (f"the grader cannot find in the file's text the code of `{entry}` (a module-level function, or a "
-                "module-level instance of a class of the file), so nothing shows what it traces.")
+    reading = _entry_read(source, entry, honoured)
+    if isinstance(reading, str):
+        return reading
+    tree, file, starts = reading
     wanted = names.split("|")
     branched_on = {pattern.split(":", 1)[1] for pattern in wanted if pattern.startswith(("branch-on:", "loop-over:"))}
     dynamo_only = [pattern for pattern in wanted if pattern in _DYNAMO_ONLY]
@@ -88,21 +81,14 @@ def environment_problem(source: str, entry: str) -> str | None:
     only the call's inputs and the file's constants, and what the module runs when imported reads nothing of the
     process; else what was read, and where (environment_reads.py). Such a read may pick the fixed path where the
     file is checked and the unfixed one in the learner's own program."""
-    try:
-        tree = parse_live(source)
-    except (SyntaxError, ValueError):
-        return "needs the file to parse first"
-    except (RecursionError, MemoryError):
-        return _UNREADABLE
-    file = read_file(tree)
-    starts = entry_functions(file, entry)
-    if not starts:
-        return (f"the grader cannot find in the file's text the code of `{entry}` (a module-level function, or a "
-                "module-level instance of a class of the file), so nothing shows what it traces.")
+    reading = _entry_read(source, entry)
+    if isinstance(reading, str):
+        return reading
+    tree, file, starts = reading
     # What the module does when imported is read too (a config set or a function bound only where a test says),
     # and what it calls then; not the body of `if __name__ == "__main__":`, which an import never runs.
-    imported = module_body(tree)
-    imported.body = [s for s in imported.body if not _main_guard(s)]
+    on_import = [statement for statement in tree.body if not _main_guard(statement)]
+    imported = module_body(ast.Module(body=on_import, type_ignores=[]))
     try:
         environment = Environment(file, tree)
         tracer = Tracer(file, set(), enter_hatched=False, environment=environment)
@@ -111,7 +97,7 @@ def environment_problem(source: str, entry: str) -> str | None:
         return _UNREADABLE
     if tracer.unreadable:
         return tracer.unreadable
-    at_import = environment.import_time_read([s for s in tree.body if not _main_guard(s)])  # class bodies too
+    at_import = environment.import_time_read(on_import)  # class bodies too
     if at_import:
         line, read = at_import
         what = read if read == CAUGHT else f"reads `{read}`, which is not a constant the file writes out"
@@ -229,17 +215,10 @@ def hatch_problem(source: str, entry: str, names: str) -> str | None:
 def _traced(source: str, entry: str, eager_too: bool = False, at_import: bool = True) -> Tracer | str:
     """The tracer after its walk from `entry`, or why the text cannot be followed. `eager_too`: what runs at all,
     from the entry and from the module's own statements when it is imported."""
-    try:
-        tree = parse_live(source)
-        file = read_file(tree)
-    except (SyntaxError, ValueError):
-        return "needs the file to parse first"
-    except (RecursionError, MemoryError):
-        return _UNREADABLE
-    starts = entry_functions(file, entry)
-    if not starts:
-        return (f"the grader cannot find in the file's text the code of `{entry}` (a module-level function, or a "
-                "module-level instance of a class of the file), so nothing shows what it traces.")
+    reading = _entry_read(source, entry)
+    if isinstance(reading, str):
+        return reading
+    tree, file, starts = reading
     if eager_too and at_import:
         starts.append((module_body(tree), None))
     tracer = Tracer(file, set(), eager_too=eager_too)
@@ -248,6 +227,24 @@ def _traced(source: str, entry: str, eager_too: bool = False, at_import: bool = 
     except RecursionError:
         return _UNREADABLE
     return tracer.unreadable or tracer
+
+
+def _entry_read(source: str, entry: str,
+                honoured: tuple[str, ...] = LEFT_OUT_SETS) -> tuple[ast.Module, FileText, list] | str:
+    """The file's tree, the grader's reading of it (read_file) and where the trace starts (entry_functions); or
+    why the text cannot be followed there, in words for the report."""
+    try:
+        tree = parse_live(source)
+        file = read_file(tree, honoured)
+    except (SyntaxError, ValueError):  # ValueError: a NUL byte
+        return "needs the file to parse first"
+    except (RecursionError, MemoryError):
+        return _UNREADABLE
+    starts = entry_functions(file, entry)
+    if not starts:
+        return (f"the grader cannot find in the file's text the code of `{entry}` (a module-level function, or a "
+                "module-level instance of a class of the file), so nothing shows what it traces.")
+    return tree, file, starts
 
 
 def _passed_as_value(file: FileText, tree: ast.Module, patterns: list[str]) -> str:

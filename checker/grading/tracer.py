@@ -211,9 +211,11 @@ class Tracer:
             sources = reads(statement.value)
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
             for target in targets:
-                for name in ast.walk(target):  # `self.x = ...` taints `x` alone (environment_reads.py)
-                    if isinstance(name, ast.Name) and (sources - {ENVIRONMENT} if name.id == "self" else sources):
-                        self.derived[name.id] = sources - {ENVIRONMENT} if name.id == "self" else sources
+                for name in ast.walk(target):
+                    # `self.x = ...` taints `x` alone, through environment_reads' attributes, not all of `self`
+                    kept = sources - {ENVIRONMENT} if isinstance(name, ast.Name) and name.id == "self" else sources
+                    if isinstance(name, ast.Name) and kept:
+                        self.derived[name.id] = kept
         tests = [statement.test] if isinstance(statement, (ast.If, ast.While, ast.Assert)) else []
         if isinstance(statement, ast.If) and not self.eager_too and self._eager_only(statement.test):
             tests = []  # `not is_compiling() and x`: Dynamo never evaluates `x`
