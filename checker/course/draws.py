@@ -19,6 +19,7 @@ calls, or remembers the order of the examples, gets the branches wrong.
 from __future__ import annotations
 
 import hashlib
+import math
 import random
 import secrets
 from dataclasses import dataclass
@@ -38,6 +39,7 @@ class Draw:
     case: int  # index into exercise.inputs
     args: tuple[Any, ...]
     kwargs: dict[str, Any]
+    eager_only: bool = False  # a probe called eagerly alone (probe_draws)
 
 
 @dataclass(frozen=True)
@@ -107,8 +109,9 @@ def draws(exercise: Exercise, seed: int, per_case: int = DRAWS_PER_CASE, replay:
     return made
 
 
+PROBES_AT_MOST = 12  # calls past the file's bounds in one check (probe_draws), drawn by the seed where more are made
+PROBE_ELEMENTS_AT_MOST = 1 << 22  # a draw past a bound makes no tensor of more elements than this
 UNSEEN_SIZES = 2  # draws of an exercise about recompilation at sizes no call of the trial had
-BEYOND_AT_MOST = 4096  # the largest size a draw past a graph's own constants takes
 
 
 def unseen_sizes(exercise: Exercise, trial_draws: list[Draw], seed: int, count: int = UNSEEN_SIZES,
@@ -120,8 +123,9 @@ def unseen_sizes(exercise: Exercise, trial_draws: list[Draw], seed: int, count: 
     reference on those alone. The free dimensions are the ones whose size differs among the manifest's
     examples; each draw takes an example case and gives every dimension of that size a new one, between the
     smallest size seen and twice the largest, that no trial draw had. `beyond`: the largest integer the graph
-    holds; the first draws are one past it and twice past it (up to BEYOND_AT_MOST), so that a graph that pads
-    every input to a bound of its own, and so serves every size below it, is replayed at a size it cannot serve.
+    holds; the first draws are one past it and twice past it (while their tensors stay under
+    PROBE_ELEMENTS_AT_MOST), so that a graph that pads every input to a bound of its own, and so serves every size
+    below it, is replayed at a size it cannot serve.
     """
     if not exercise.max_compilations:
         return []
@@ -136,8 +140,11 @@ def unseen_sizes(exercise: Exercise, trial_draws: list[Draw], seed: int, count: 
     sizes = [n for n in range(min(seen), 2 * max(seen) + 1) if n not in seen]
     # One past the bound, and twice past it: a bound one above the largest integer (`range(n)` of a padded
     # length n) still serves the first.
-    past = [size for size in (2 * beyond + 1, beyond + 1) if max(seen) < beyond and size <= BEYOND_AT_MOST
-            and size not in seen]
+    # Only as far as a draw's tensors stay under PROBE_ELEMENTS_AT_MOST: a bound is not hidden by being large.
+    per_unit = max((math.prod(shape) // max(shape[dim], 1) for example in exercise.inputs for position, dim in free
+                    if position < len(example.args) for shape in [_shape(example.args[position])] if shape), default=1)
+    past = [size for size in (2 * beyond + 1, beyond + 1) if max(seen) < beyond
+            and size * per_unit <= PROBE_ELEMENTS_AT_MOST and size not in seen]
     made = []
     for copy in range(min(count + len(past), len(sizes) + len(past))):
         case = rng.randrange(len(exercise.inputs))
@@ -154,6 +161,47 @@ def unseen_sizes(exercise: Exercise, trial_draws: list[Draw], seed: int, count: 
                                         for dim, size in enumerate(shape)]}
             return build_draw(spec, _derive(seed, "unseen", copy, position))
         made.append(Draw(case, tuple(value(i) for i in range(len(example.args))), {}))
+    return made
+
+
+def probe_draws(exercise: Exercise, seed: int, bounds: tuple[int, ...] = (), other_dtype: str = "") -> list[Draw]:
+    """Draws past what the file tests (grading/bound_probes.py reads `bounds` and `other_dtype` from its text).
+
+    For each example case and each size its random tensors have, one draw where every dimension of that size is
+    one past the smallest bound above every size the draws have, and one past the largest: a path taken only
+    above a size is called. `other_dtype` ("all" or "eager"): one draw per case with its random floating tensors
+    in float64, called in every mode, or only eagerly where the file casts but tests no dtype (a cast's result
+    differs there already; a compilation per dtype is costly). At most PROBES_AT_MOST, drawn by the seed."""
+    chosen, made = domain_values(exercise, seed), []
+    specs = [[_in_domain(draw_spec(exercise, case, position), chosen) for position in range(len(example.args))]
+             for case, example in enumerate(exercise.inputs)]
+    largest = max((size for case in specs for spec in case for size in _shape(spec) or ()), default=0)
+    above = sorted(bound for bound in bounds if bound > largest)
+    for case, example in enumerate(exercise.inputs):
+        def drawn(change: Any, copy: str, eager_only: bool = False) -> Draw:
+            return Draw(case, tuple(build_draw(change(spec), _derive(seed, "probe", copy, position))
+                                    for position, spec in enumerate(specs[case])),
+                        {key: build_draw(_in_domain(draw_spec(exercise, case, key), chosen),
+                                         _derive(seed, "probe", copy, key)) for key in example.kwargs}, eager_only)
+        growable = [spec for spec in specs[case] if _shape(spec) and
+                    not any(isinstance(spec.get(k), list) for k in ("scale", "shift"))]
+        for size in sorted({size for spec in growable for size in _shape(spec)}):
+            for bound in sorted({above[0], above[-1]} if above else ()):
+                def grown(spec: Any, size: int = size, new: int = bound + 1) -> Any:
+                    shape = _shape(spec)
+                    if spec not in growable or size not in shape:
+                        return spec
+                    maker = next(k for k in ("randn", "rand", "randint", "bernoulli") if k in spec)
+                    return {**spec, maker: [new if each == size else each for each in shape]}
+                if all(math.prod(_shape(grown(spec)) or ()) <= PROBE_ELEMENTS_AT_MOST for spec in specs[case]):
+                    made.append(drawn(grown, f"{case}-{size}-{bound}"))
+        floating = [spec for spec in specs[case] if _shape(spec) and ("randn" in spec or "rand" in spec)
+                    and spec.get("dtype", "float32") == "float32"]
+        if other_dtype and floating:
+            made.append(drawn(lambda spec: {**spec, "dtype": "float64"} if spec in floating else spec,
+                              f"{case}-float64", other_dtype == "eager"))
+    if len(made) > PROBES_AT_MOST:
+        made = random.Random(_derive(seed, "probes")).sample(made, PROBES_AT_MOST)
     return made
 
 

@@ -245,7 +245,8 @@ _OPTIONAL = ("expected_break", "fails_eagerly", "allowed_config", "rtol", "atol"
              "formerly", "domain")
 # The checks every exercise has: a contract cannot take one of their names.
 BUILT_IN_CHECKS = ("eager-runs", "eager-matches", "fullgraph-compiles", "no-graph-breaks", "compiled-matches",
-                   "nothing-switched-off", "no-recompilation", "replay-matches", "no-environment-switch")
+                   "nothing-switched-off", "no-recompilation", "replay-matches", "no-environment-switch",
+                   "past-the-bounds")
 _VARIANT_CHANGES = ("expected_break", "allowed_config", "solution", "hints", "skip")
 
 

@@ -49,8 +49,10 @@ from checker.grading.plain import copied_call, plain, tensors_in
 TRIAL_MODES = ("eager", "fullgraph", "default")  # eager first: its output is the one a learner is shown
 
 
-def run_trials(exercise: Exercise, path: str, seed: int) -> Iterator[dict[str, Any]]:
-    """Examine `path` in every mode of TRIAL_MODES, in order, in this process; yields each trial.
+def run_trials(exercise: Exercise, path: str, seed: int,
+               probes: list[draws.Draw] = ()) -> Iterator[dict[str, Any]]:
+    """Examine `path` in every mode of TRIAL_MODES, in order, in this process; yields each trial, then, where
+    there are `probes` (draws past the file's bounds: bound_probes.py), what `run_probes` makes of them.
 
     Every mode calls the fresh draws of `seed` (draws.py), each mode in an order of its own.
     """
@@ -69,6 +71,47 @@ def run_trials(exercise: Exercise, path: str, seed: int) -> Iterator[dict[str, A
         trial = run_trial(exercise, path, mode, snapshot, calls, untrained=untrained)
         trial["output_end"] = _output_position()
         yield trial
+    if probes:  # called in the order run_probes' docstring says; each mode on a fresh import, as above
+        ordered, modes = sorted(probes, key=lambda probe: probe.eager_only), {}
+        for mode in TRIAL_MODES:
+            state.restore()
+            probing = lambda: {"run": run_probes(exercise, path, ordered, mode, snapshot)}  # noqa: E731
+            modes[mode] = (_in_own_process(probing) if own_process else probing())["run"]
+        yield {"stage": "done", "modes": modes, "output_end": _output_position()}
+
+
+def run_probes(exercise: Exercise, path: str, probes: list[draws.Draw], mode: str,
+               snapshot: tamper.Snapshot) -> dict[str, Any]:
+    """The entry on the probes (bound_probes.py) in `mode`, on a fresh import, so that a module's state starts
+    afresh as the reference's does: {"outputs", "errors", "breaks", "findings"}, an output per call (None where
+    it raised: "errors" holds [call, error] pairs, and the calls after it go on). The probes come eager-only last;
+    those are called eagerly alone."""
+    calls = [copied_call(p.args, p.kwargs) for p in probes if mode == "eager" or not p.eager_only]
+    run: dict[str, Any] = {"outputs": [], "errors": [], "breaks": [], "findings": []}
+    loggers = observe.loggers_of(exercise)
+    try:
+        with observe.capture(path, loggers), _program_threads():
+            entry = getattr(import_file(path), exercise.entry)
+        while len(run["outputs"]) < len(calls):  # a call that raises (a size the model does not take) stops one
+            with observe.capture(path, loggers):  # diagnosis: the calls after it run in another
+                diagnosis = engine.diagnose(entry, calls[len(run["outputs"]):], mode, focus_file=path,
+                                            config_baseline=snapshot.config)
+            account = diagnosis.to_dict()
+            run["outputs"] += [plain(output) for output in diagnosis.outputs]
+            run["breaks"] += [f"{gb['gb_id'] or ''} {gb['gb_type']}{_place(gb)}" for gb in account["graph_breaks"]]
+            run["findings"] += snapshot.findings(exercise.allowed_config, entry, diagnosis.config_changed,
+                                                 diagnosis.stances, exercise.polyfills)
+            if account["error"]:
+                run["errors"].append([len(run["outputs"]), account["error"]])
+                run["outputs"].append(None)
+    except BaseException as err:  # noqa: BLE001 - a probe that stops the file is a finding about it
+        run["errors"].append([len(run["outputs"]), _describe(err, path)])
+    return run
+
+
+def _place(graph_break: dict[str, Any]) -> str:
+    line = graph_break.get("line")
+    return f" at line {line}" if line else ""
 
 
 # What a file names when it may register something with torch that outlives its module: an operator

@@ -1,0 +1,221 @@
+"""Probes past the file's own bounds: inputs larger than the draws, or of another floating dtype, where the file's
+text compares a size with a constant or names a floating dtype.
+
+The draws keep each example's shapes and dtypes (draws.py), so a path taken only above a size (`if n > 4096:`) or
+for another dtype (`if x.dtype == torch.float64:`) is never called in the checked process: a break kept there, or
+a fix that is wrong only there, would pass. The grader reads the bounds from the file's text before the trial
+(`bounds_in`: what the file compares, slices, indexes or clamps with, its names bound to constants followed), and
+the trial calls the entry once more in every mode on draws past them (draws.probe_draws); the grader computes the
+reference on the same draws. A probe the reference cannot run (a size the exercise's model does not take) asks
+nothing; on the others, the file must do in every mode what the reference does, in one graph.
+
+What this does not see: a bound the file computes while it runs (from a call, a tensor's value), and a
+size-dependent path of a size past PROBE_SIZE_AT_MOST or of more elements than draws.PROBE_ELEMENTS_AT_MOST.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from checker.course.draws import Draw, probe_draws
+from checker.course.manifest import Exercise
+from checker.grading.plain import output_difference
+from checker.grading.report import FAIL, PASS, CheckResult
+
+NAME = "past-the-bounds"
+PROBE_SIZE_AT_MOST = 1 << 16  # a bound above this is not probed: the inputs past it would be too large
+
+_CLAMPING = {"min", "max", "clamp", "clip", "clamp_min", "clamp_max", "minimum", "maximum", "narrow",
+             "bisect", "bisect_left", "bisect_right", "searchsorted"}
+# A floating dtype by name, or a cast to one (`torch.float64`, `.half()`): where a file names none, no path of it can
+# tell float32 from another floating dtype but by reading `.dtype` in a test.
+_FLOAT_TYPES = {"float64", "double", "float32", "float", "float16", "half", "bfloat16", "finfo"}
+
+
+def bounds_in(source: str | None) -> tuple[int, ...]:
+    """The integers the file's text tests a value against: every integer constant (or constant expression) inside
+    a comparison, a condition, a slice or index, a `match` case, or the arguments of a clamping call (`min`,
+    `clamp`, `bisect`, `range`), and every integer a name or attribute used there is bound to anywhere in the file
+    (`LIMIT = 4096`, `self.limit = 1 << 12`, a parameter's default, a keyword argument). Sorted, between 3 and
+    PROBE_SIZE_AT_MOST."""
+    try:
+        tree = ast.parse(source or "")
+    except (SyntaxError, ValueError, RecursionError):
+        return ()
+    bound = _bound_names(tree)
+    found: set[int] = set()
+    for context in _tested(tree):
+        for node in ast.walk(context):
+            found.update(_values(node, bound))
+    return tuple(sorted(value for value in found if 2 < value <= PROBE_SIZE_AT_MOST))
+
+
+def probes_for(exercise: Exercise, seed: int, source: str | None) -> list[Draw]:
+    """The probes of one check: the trial seed's draws past what the file's text tests (draws.probe_draws)."""
+    return probe_draws(exercise, seed, bounds_in(source), dtype_probe(source))
+
+
+def dtype_probe(source: str | None) -> str:
+    """"all" where the file's text tests a dtype (`x.dtype` in a condition: a path can depend on it, in every
+    mode), "eager" where it only names a floating dtype or casts to one (`torch.float64`, `.float()`: what a cast
+    returns differs eagerly already), "" otherwise: no path can tell float32 from float64."""
+    try:
+        tree = ast.parse(source or "")
+    except (SyntaxError, ValueError, RecursionError):
+        return "all"
+    if any(isinstance(node, ast.Attribute) and node.attr in ("dtype", "is_floating_point", "element_size")
+           for context in _tested(tree) for node in ast.walk(context)):
+        return "all"
+    return "eager" if any(isinstance(node, ast.Attribute) and node.attr in _FLOAT_TYPES
+                          for node in ast.walk(tree)) else ""
+
+
+def _tested(tree: ast.AST) -> list[ast.AST]:
+    """The expressions whose integers bound a path or a size."""
+    found: list[ast.AST] = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Compare, ast.Slice)):
+            found.append(node)
+        elif isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)):
+            found.append(node.test)
+        elif isinstance(node, ast.Subscript):
+            found.append(node.slice)
+        elif isinstance(node, ast.match_case):
+            found.append(node.pattern)
+        elif isinstance(node, ast.Call) and _called_name(node.func) in _CLAMPING:
+            found.extend([*node.args, *(keyword.value for keyword in node.keywords)])
+    return found
+
+
+def _called_name(func: ast.AST) -> str | None:
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+
+
+def _bound_names(tree: ast.AST) -> dict[str, set[int]]:
+    """Each name (a variable's, an attribute's, a parameter's, a keyword's) and the integers the file binds it to,
+    followed through names bound to names (three rounds: deeper chains are folded by Python rarely enough)."""
+    pairs: list[tuple[str, ast.AST]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            pairs += [(name, node.value) for target in node.targets for name in _target_names(target)]
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and node.value is not None:
+            pairs += [(name, node.value) for name in _target_names(node.target)]
+        elif isinstance(node, ast.keyword) and node.arg:
+            pairs.append((node.arg, node.value))
+        elif isinstance(node, ast.arguments):
+            positional = [*node.posonlyargs, *node.args]
+            pairs += list(zip((a.arg for a in positional[len(positional) - len(node.defaults):]), node.defaults))
+            pairs += [(a.arg, d) for a, d in zip(node.kwonlyargs, node.kw_defaults) if d is not None]
+    bound: dict[str, set[int]] = {}
+    for _ in range(3):
+        for name, value in pairs:
+            bound.setdefault(name, set()).update(_bound_values(value, bound))
+    return bound
+
+
+def _bound_values(value: ast.AST, bound: dict[str, set[int]]) -> set[int]:
+    """What a binding gives a name: a constant expression's value, a name's, every element of a literal tuple, list
+    or set, either arm of a conditional expression (not the integers inside a call: `nn.Linear(16, 32)`)."""
+    if isinstance(value, (ast.Tuple, ast.List, ast.Set)):
+        return {v for element in value.elts for v in _bound_values(element, bound)}
+    if isinstance(value, ast.IfExp):
+        return _bound_values(value.body, bound) | _bound_values(value.orelse, bound)
+    return _values(value, bound)
+
+
+def _target_names(target: ast.AST) -> list[str]:
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, ast.Attribute):
+        return [target.attr]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [name for element in target.elts for name in _target_names(element)]
+    return []
+
+
+def _values(node: ast.AST, bound: dict[str, set[int]]) -> set[int]:
+    """The integers an expression stands for: a constant, a name's bindings, a constant arithmetic expression
+    (`1 << 12`, `64 * 64`)."""
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return {abs(node.value)}
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        return set(bound.get(node.id if isinstance(node, ast.Name) else node.attr, ()))
+    if isinstance(node, (ast.BinOp, ast.UnaryOp)):
+        try:
+            value = _folded(node)
+        except (ValueError, ArithmeticError, TypeError):
+            return set()
+        return {abs(value)} if type(value) is int else set()
+    return set()
+
+
+def _folded(node: ast.AST) -> Any:
+    """A constant arithmetic expression's value; ValueError where it is not one (or would be huge)."""
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd, ast.Invert)):
+        value = _folded(node.operand)
+        return -value if isinstance(node.op, ast.USub) else ~value if isinstance(node.op, ast.Invert) else value
+    if isinstance(node, ast.BinOp):
+        left, right = _folded(node.left), _folded(node.right)
+        if isinstance(node.op, (ast.Pow, ast.LShift)) and not 0 <= right <= 64:
+            raise ValueError("too large")
+        operations = {ast.Add: lambda: left + right, ast.Sub: lambda: left - right, ast.Mult: lambda: left * right,
+                      ast.FloorDiv: lambda: left // right, ast.Mod: lambda: left % right,
+                      ast.Pow: lambda: left ** right, ast.LShift: lambda: left << right,
+                      ast.RShift: lambda: left >> right}
+        if type(node.op) in operations:
+            return operations[type(node.op)]()
+    raise ValueError("not a constant expression")
+
+
+def probe_checks(exercise: Exercise, probes: tuple[Draw, ...], payload: dict[str, Any] | None,
+                 expected: list[tuple[Any] | None] | None, trials: Any) -> list[CheckResult]:
+    """[past-the-bounds], or [] where there were no probes. `trials`: the modes' trial payloads, whose findings
+    nothing-switched-off reports already."""
+    known = {finding for trial in trials if isinstance(trial, dict) for finding in trial.get("tampering") or ()}
+    return [_probe_check(exercise, probes, payload, expected, known)] if probes else []
+
+
+def _probe_check(exercise: Exercise, probes: tuple[Draw, ...], payload: dict[str, Any] | None,
+                 expected: list[tuple[Any] | None] | None, known: set[str]) -> CheckResult:
+    """On every probe the reference runs, each mode returned the reference's output, switched nothing off that the
+    trials did not, default mode broke no graph and fullgraph compiled. `payload`: what trial.run_trials sent
+    back of the probes (run_probes per mode); `expected`: reference.probe_outputs (both in the order it calls)."""
+    if not isinstance(payload, dict) or payload.get("stage") != "done":
+        return CheckResult(NAME, FAIL, "the calls on inputs past the sizes and dtypes your code tests did not finish "
+                           "(the checked process stopped before it sent them back)")
+    ordered = sorted(probes, key=lambda probe: probe.eager_only)
+    for mode in ("eager", "fullgraph", "default"):
+        run = payload["modes"][mode]
+        found = [finding for finding in run["findings"] if finding not in known]
+        if found:
+            return CheckResult(NAME, FAIL, f"{mode} mode switched something off on the calls past your code's "
+                               f"bounds: {found[0]}")
+        for index, probe in enumerate(ordered):
+            if (expected or [])[index:index + 1] in ([], [None]) or mode != "eager" and probe.eager_only:
+                continue  # the reference does not take this input: it asks nothing
+            which, errors = f"on {_described(probe)}", dict((at, error) for at, error in run["errors"])
+            if index in errors or index >= len(run["outputs"]):
+                error = errors.get(index) or (run["errors"][-1][1] if run["errors"] else {})
+                what = f"{error.get('gb_id') or ''} {error.get('gb_type') or ''}".strip() or \
+                    f"{error.get('type')}: {error.get('message')}"
+                return CheckResult(NAME, FAIL, f"{mode} mode stopped {which}: {what[:300]}")
+            if mode == "default" and run["breaks"]:
+                return CheckResult(NAME, FAIL, f"default mode broke the graph {which}: {run['breaks'][0]}")
+            difference = output_difference(run["outputs"][index], expected[index][0], exercise.rtol, exercise.atol)
+            if difference:
+                return CheckResult(NAME, FAIL, f"the {mode} output differs from the reference {which}: {difference}")
+    taken = sum(want is not None for want in expected or [])
+    if not taken:
+        return CheckResult(NAME, PASS, f"none of the {len(probes)} input(s) drawn past the sizes and dtypes your code "
+                           "tests is one the reference takes: nothing to compare")
+    return CheckResult(NAME, PASS, f"the {taken} input(s) past the sizes and dtypes your code tests (of {len(probes)} "
+                       "drawn) give the reference's output in every mode, in one graph")
+
+
+def _described(probe: Any) -> str:
+    shapes = ", ".join(f"{tuple(a.shape)} {str(a.dtype).removeprefix('torch.')}" for a in probe.args
+                       if hasattr(a, "shape"))
+    return f"an input past your code's bounds (tensors {shapes}; a fresh draw of input {probe.case + 1})"

@@ -1,0 +1,91 @@
+"""The probes past a file's bounds (checker/grading/bound_probes.py, draws.probe_draws): which integers the text
+reading finds, which dtype probe a file gets, and the draws made past them. The checks themselves run on real files
+in tests/wrong/ (each `(contract past-the-bounds)`) and tests/alternatives/ (a correct fix with a bound passes)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+import torch
+
+from checker.course import draws
+from checker.course.manifest import find_exercise, load_exercises
+from checker.grading.bound_probes import bounds_in, dtype_probe, probes_for
+from checker.grading.trial import read_source
+
+EXERCISES = load_exercises()
+
+
+def _bounds(code: str) -> tuple[int, ...]:
+    return bounds_in(textwrap.dedent(code))
+
+
+@pytest.mark.parametrize("code, bound", [
+    ("def f(x):\n    if x.shape[1] > 4096:\n        print(x)\n", 4096),
+    ("LIMIT = 1 << 12\ndef f(x):\n    if x.shape[0] >= LIMIT:\n        x = x.half()\n", 4096),
+    ("class M:\n    def __init__(self):\n        self.long = 64 * 64\n    def f(self, x):\n"
+     "        return x if len(x) < self.long else x.half()\n", 4096),
+    ("def f(x, longest=4096):\n    while x.size(0) > longest:\n        x = x[1:]\n    return x\n", 4096),
+    ("def f(x):\n    return x[:64].mean()\n", 64),
+    ("def f(x):\n    return x.narrow(0, 0, min(x.shape[0], 2048))\n", 2048),
+    ("def f(x):\n    match x.shape[0]:\n        case 1000:\n            return x\n    return -x\n", 1000),
+    ("BUCKETS = (8, 512)\ndef f(x):\n    return bisect.bisect(BUCKETS, x.shape[0])\n", 512),
+    ("def f(x):\n    big = x.numel() > (2 ** 10 if True else 0)\n    return big\n", 1024),
+])
+def test_a_bound_the_text_tests_is_found(code, bound):
+    assert bound in _bounds(code)
+
+
+@pytest.mark.parametrize("code", [
+    "import torch\nLAYER = torch.nn.Linear(16, 4096)\ndef f(x):\n    return LAYER(x).mean(dim=-1) > 0\n",
+    "def f(x, steps=4096):\n    for _ in range(steps):\n        x = x * 0.5\n    return x\n",
+    "def f(x):\n    return x.reshape(4096, -1)\n",
+])
+def test_an_integer_no_test_reads_is_not_a_bound(code):
+    assert 4096 not in _bounds(code)
+
+
+def test_a_file_python_cannot_parse_has_no_bounds():
+    assert bounds_in("def f(:\n") == () and bounds_in(None) == ()
+
+
+@pytest.mark.parametrize("code, wanted", [
+    ("def f(x):\n    if x.dtype == torch.float64:\n        return x.tolist()\n    return x\n", "all"),
+    ("def f(x):\n    return x if x.is_floating_point() and x.element_size() > 4 else -x\n", "all"),
+    ("def f(x):\n    return x.float() * 2\n", "eager"),
+    ("def f(x):\n    return x.to(torch.bfloat16)\n", "eager"),
+    ("def f(x):\n    return (x > 0).sum()\n", ""),
+    ("def f(:\n", "all"),  # unreadable: probed in every mode (the check fails on its import anyway)
+])
+def test_the_dtype_probe_follows_what_the_text_does_with_dtypes(code, wanted):
+    assert dtype_probe(code) == wanted
+
+
+def test_probes_grow_each_size_past_the_bounds_and_stay_small():
+    exercise = find_exercise("cat-bug", EXERCISES)  # two cases of (2, 5, 8)
+    made = draws.probe_draws(exercise, 7, (3, 4096, 1 << 17))
+    shapes = sorted({tuple(probe.args[0].shape) for probe in made})
+    # one past the smallest bound above every drawn size (4096) and one past the largest (131072), while a tensor
+    # holds at most PROBE_ELEMENTS_AT_MOST elements: 131073 * 5 * 8 is more, so the batch grows to 4097 alone
+    assert shapes == [(2, 5, 4097), (2, 5, 131073), (2, 4097, 8), (2, 131073, 8), (4097, 5, 8)]
+    assert len(made) == 10 and {probe.case for probe in made} == {0, 1}
+    assert all(probe.args[0].numel() <= draws.PROBE_ELEMENTS_AT_MOST and not probe.eager_only for probe in made)
+    assert [tuple(p.args[0].shape) for p in made] == [tuple(p.args[0].shape) for p in draws.probe_draws(
+        exercise, 7, (3, 4096, 1 << 17))]  # the same for the same seed: a report's --seed repeats them
+
+
+def test_a_dtype_probe_casts_the_random_floating_inputs_alone():
+    exercise = find_exercise("tolist-weights", EXERCISES)
+    made = draws.probe_draws(exercise, 3, (), "eager")
+    assert made and all(probe.eager_only for probe in made)
+    assert all(arg.dtype == torch.float64 for probe in made for arg in probe.args if isinstance(arg, torch.Tensor))
+    assert draws.probe_draws(exercise, 3, (), "") == []
+
+
+def test_the_course_files_get_probes_only_where_they_test_a_size_or_a_dtype():
+    """No solution of the course tests a size past its examples', and few name a dtype: a probe costs a compilation
+    in each mode, so the checks of the course's own fixes stay as fast as they were."""
+    probed = {exercise.id for exercise in EXERCISES
+              if any(not p.eager_only for p in probes_for(exercise, 1, read_source(exercise.solution_path)))}
+    assert probed == set()
