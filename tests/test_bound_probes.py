@@ -53,9 +53,10 @@ def test_a_file_python_cannot_parse_has_no_bounds():
 @pytest.mark.parametrize("code, wanted", [
     ("def f(x):\n    if x.dtype == torch.float64:\n        return x.tolist()\n    return x\n", "all"),
     ("def f(x):\n    return x if x.is_floating_point() and x.element_size() > 4 else -x\n", "all"),
+    ("def f(x):\n    kind = x.dtype\n    if kind is torch.float64:\n        return x.tolist()\n    return x\n", "all"),
     ("def f(x):\n    return x.float() * 2\n", "eager"),
     ("def f(x):\n    return x.to(torch.bfloat16)\n", "eager"),
-    ("def f(x):\n    return (x > 0).sum()\n", ""),
+    ("def f(x):\n    return (x > 0).sum()\n", "eager"),
     ("def f(:\n", "all"),  # unreadable: probed in every mode (the check fails on its import anyway)
 ])
 def test_the_dtype_probe_follows_what_the_text_does_with_dtypes(code, wanted):
@@ -67,9 +68,9 @@ def test_probes_grow_each_size_past_the_bounds_and_stay_small():
     made = draws.probe_draws(exercise, 7, (3, 4096, 1 << 17))
     shapes = sorted({tuple(probe.args[0].shape) for probe in made})
     # one past the smallest bound above every drawn size (4096) and one past the largest (131072), while a tensor
-    # holds at most PROBE_ELEMENTS_AT_MOST elements: 131073 * 5 * 8 is more, so the batch grows to 4097 alone
-    assert shapes == [(2, 5, 4097), (2, 5, 131073), (2, 4097, 8), (2, 131073, 8), (4097, 5, 8)]
-    assert len(made) == 10 and {probe.case for probe in made} == {0, 1}
+    # holds at most PROBE_ELEMENTS_AT_MOST elements: 2 * 5 * 131073 is more, so each size grows to 4097 alone
+    assert shapes == [(2, 5, 4097), (2, 4097, 8), (4097, 5, 8)]
+    assert len(made) == 6 and {probe.case for probe in made} == {0, 1}
     assert all(probe.args[0].numel() <= draws.PROBE_ELEMENTS_AT_MOST and not probe.eager_only for probe in made)
     assert [tuple(p.args[0].shape) for p in made] == [tuple(p.args[0].shape) for p in draws.probe_draws(
         exercise, 7, (3, 4096, 1 << 17))]  # the same for the same seed: a report's --seed repeats them
@@ -89,3 +90,50 @@ def test_the_course_files_get_probes_only_where_they_test_a_size_or_a_dtype():
     probed = {exercise.id for exercise in EXERCISES
               if any(not p.eager_only for p in probes_for(exercise, 1, read_source(exercise.solution_path)))}
     assert probed == set()
+
+
+def _size_tests(code: str, *args: torch.Tensor) -> list[dict[tuple[int, int], int]]:
+    """The growths the guards of `code`'s function `f`, compiled as the fullgraph trial compiles it, ask for."""
+    from checker.dynamo import engine
+    from checker.grading.guard_bounds import growths
+
+    namespace: dict = {"torch": torch}
+    exec(textwrap.dedent(code), namespace)  # noqa: S102 - the test's own function
+    diagnosis = engine.diagnose(namespace["f"], [(args, {})], "default", dynamic=True)
+    return [growth for _, growth in growths(namespace["f"], diagnosis.shape_envs)]
+
+
+@pytest.mark.parametrize("test, size", [
+    ("x.shape[0] > 4096.0", 4097),  # a float bound: no integer in the text
+    ("x.shape[0] > int('4096')", 4097),  # computed while the file runs
+    ("x.shape[0] - 1 > 4095", 4097),  # folded into arithmetic
+    ("x.numel() > 70000", 70000 // 8 + 1),  # a bound on a product of sizes: rows past 8750, at 8 columns
+    ("x.shape[0] == 4097", 4097),  # an equality's one point
+])
+def test_a_guard_shows_where_a_size_changes_the_path(test, size):
+    code = f"def f(x):\n    if {test}:\n        return x * 2\n    return x + 1\n"
+    assert {(0, 0): size} in _size_tests(code, torch.randn(6, 8))
+
+
+def test_a_size_pinned_by_python_is_probed_near_and_far():
+    code = "def f(x):\n    if x.shape[0].bit_length() > 12:\n        return x * 2\n    return x + 1\n"
+    found = _size_tests(code, torch.randn(6, 8))
+    assert {(0, 0): 7} in found and {(0, 0): 1 << 14} in found
+
+
+def test_a_size_an_operation_fixes_asks_for_no_probe():
+    """A matmul's inner size is a guard of the operation's own shape rule: at another size the reference raises
+    too, so no probe is drawn for it; nor for a function that tests no size."""
+    code = "W = torch.randn(8, 3)\ndef f(x):\n    return (x @ W).relu()\n"
+    assert _size_tests(code, torch.randn(6, 8)) == []
+
+
+def test_the_grader_rebuilds_only_growths_of_tensors_it_can_draw():
+    exercise = find_exercise("while-loop-nms", EXERCISES)  # literal boxes, random scores
+    made = draws.guarded_draws(exercise, 5, [[0, [[0, 0, 1001], [1, 0, 1001]]],  # both grown: boxes tiled
+                                             [0, [[0, 1, 1 << 30]]],  # too many elements
+                                             [9, [[0, 0, 7]]], [0, [[5, 0, 7]]], [0, [[0, 0, True]]],  # no such
+                                             "garbage", [0, "garbage"], [0, [[0, 0, 1001], [1, 0, 1001]]]])  # again
+    assert [tuple(tuple(arg.shape) for arg in draw.args[:2]) for draw in made] == [((1001, 4), (1001,))]
+    boxes = made[0].args[0]
+    assert torch.equal(boxes[6:12], boxes[:6])  # the literal's rows again

@@ -109,8 +109,8 @@ def draws(exercise: Exercise, seed: int, per_case: int = DRAWS_PER_CASE, replay:
     return made
 
 
-PROBES_AT_MOST = 12  # calls past the file's bounds in one check (probe_draws), drawn by the seed where more are made
-PROBE_ELEMENTS_AT_MOST = 1 << 22  # a draw past a bound makes no tensor of more elements than this
+PROBES_AT_MOST = 8  # calls past the file's bounds in one check (probe_draws), drawn by the seed where more are made
+PROBE_ELEMENTS_AT_MOST = 1 << 20  # a draw past a bound makes no tensor of more elements than this
 UNSEEN_SIZES = 2  # draws of an exercise about recompilation at sizes no call of the trial had
 
 
@@ -165,44 +165,133 @@ def unseen_sizes(exercise: Exercise, trial_draws: list[Draw], seed: int, count: 
 
 
 def probe_draws(exercise: Exercise, seed: int, bounds: tuple[int, ...] = (), other_dtype: str = "") -> list[Draw]:
-    """Draws past what the file tests (grading/bound_probes.py reads `bounds` and `other_dtype` from its text).
+    """Draws past what the file's text tests (grading/bound_probes.py reads `bounds` and `other_dtype` from it).
 
     For each example case and each size its random tensors have, one draw where every dimension of that size is
     one past the smallest bound above every size the draws have, and one past the largest: a path taken only
     above a size is called. `other_dtype` ("all" or "eager"): one draw per case with its random floating tensors
     in float64, called in every mode, or only eagerly where the file casts but tests no dtype (a cast's result
     differs there already; a compilation per dtype is costly). At most PROBES_AT_MOST, drawn by the seed."""
-    chosen, made = domain_values(exercise, seed), []
-    specs = [[_in_domain(draw_spec(exercise, case, position), chosen) for position in range(len(example.args))]
-             for case, example in enumerate(exercise.inputs)]
-    largest = max((size for case in specs for spec in case for size in _shape(spec) or ()), default=0)
+    specs, made = _case_specs(exercise, seed), []
+    largest = max((size for case in specs for spec in case for size in _built_shape(spec) or ()), default=0)
     above = sorted(bound for bound in bounds if bound > largest)
-    for case, example in enumerate(exercise.inputs):
-        def drawn(change: Any, copy: str, eager_only: bool = False) -> Draw:
-            return Draw(case, tuple(build_draw(change(spec), _derive(seed, "probe", copy, position))
-                                    for position, spec in enumerate(specs[case])),
-                        {key: build_draw(_in_domain(draw_spec(exercise, case, key), chosen),
-                                         _derive(seed, "probe", copy, key)) for key in example.kwargs}, eager_only)
-        growable = [spec for spec in specs[case] if _shape(spec) and
-                    not any(isinstance(spec.get(k), list) for k in ("scale", "shift"))]
-        for size in sorted({size for spec in growable for size in _shape(spec)}):
+    for case in range(len(exercise.inputs)):
+        shapes = {position: shape for position, spec in enumerate(specs[case]) if (shape := _built_shape(spec))}
+        for size in sorted({size for shape in shapes.values() for size in shape}):
             for bound in sorted({above[0], above[-1]} if above else ()):
-                def grown(spec: Any, size: int = size, new: int = bound + 1) -> Any:
-                    shape = _shape(spec)
-                    if spec not in growable or size not in shape:
-                        return spec
-                    maker = next(k for k in ("randn", "rand", "randint", "bernoulli") if k in spec)
-                    return {**spec, maker: [new if each == size else each for each in shape]}
-                if all(math.prod(_shape(grown(spec)) or ()) <= PROBE_ELEMENTS_AT_MOST for spec in specs[case]):
-                    made.append(drawn(grown, f"{case}-{size}-{bound}"))
-        floating = [spec for spec in specs[case] if _shape(spec) and ("randn" in spec or "rand" in spec)
+                made.append(grown_draw(exercise, seed, case, {(position, dim): bound + 1 for position, shape
+                                                              in shapes.items() for dim, each in enumerate(shape)
+                                                              if each == size}))
+        floating = [p for p, spec in enumerate(specs[case]) if _shape(spec) and ("randn" in spec or "rand" in spec)
                     and spec.get("dtype", "float32") == "float32"]
         if other_dtype and floating:
-            made.append(drawn(lambda spec: {**spec, "dtype": "float64"} if spec in floating else spec,
-                              f"{case}-float64", other_dtype == "eager"))
+            made.append(_probe(exercise, seed, case, [{**spec, "dtype": "float64"} if p in floating else spec
+                                                      for p, spec in enumerate(specs[case])], "float64",
+                               other_dtype == "eager"))
+    made = [draw for draw in made if draw is not None]
     if len(made) > PROBES_AT_MOST:
         made = random.Random(_derive(seed, "probes")).sample(made, PROBES_AT_MOST)
     return made
+
+
+def grown_draw(exercise: Exercise, seed: int, case: Any, growth: Any) -> Draw | None:
+    """A probe of example `case` at the sizes `growth` gives ({(argument, dimension): size}), the rest as drawn: a
+    random tensor drawn at its new shape, any other tensor (a literal, one scaled element by element) tiled along
+    the dimension to it. None where the growth names no tensor's dimension (or not in plain integers: a checked
+    process may ask for it, guard_bounds.py), or would make a tensor of more than PROBE_ELEMENTS_AT_MOST elements."""
+    plain_int = lambda value: type(value) is int  # noqa: E731 - not a bool, not a tensor
+    if not plain_int(case) or not 0 <= case < len(exercise.inputs) or not isinstance(growth, dict) or not growth:
+        return None
+    specs, shapes = _case_specs(exercise, seed)[case], {}
+    for key, size in growth.items():
+        if not (isinstance(key, tuple) and len(key) == 2 and all(map(plain_int, (*key, size)))):
+            return None
+        position, dim = key
+        shape = _built_shape(specs[position]) if 0 <= position < len(specs) else None
+        if shape is None or not 0 <= dim < len(shape) or not 1 <= size <= PROBE_ELEMENTS_AT_MOST:
+            return None
+        shapes.setdefault(position, list(shape))[dim] = size
+    if any(math.prod(shape) > PROBE_ELEMENTS_AT_MOST for shape in shapes.values()):
+        return None
+    grown = [{**spec, _maker(spec): shapes[p]} if p in shapes and _growable(spec) else spec
+             for p, spec in enumerate(specs)]
+    tiled = {p: shape for p, shape in shapes.items() if not _growable(specs[p])}
+    return _probe(exercise, seed, case, grown, repr(sorted(growth.items())), tiled=tiled)
+
+
+def guarded_draws(exercise: Exercise, seed: int, guarded: Any) -> list[Draw]:
+    """The probes of the growths a checked process's guards asked for (grading/guard_bounds.py), as it reports
+    them: [[case, [[argument, dimension, size], ...]], ...]. Whatever does not name a random tensor's dimension,
+    or repeats an earlier growth, makes none; at most PROBES_AT_MOST."""
+    made: list[Draw] = []
+    seen: list[Any] = []
+    for item in guarded if isinstance(guarded, list) else []:
+        try:
+            case, places = item
+            growth = _with_equal_sizes(exercise, seed, case, {(position, dim): size for position, dim, size in places})
+        except (TypeError, ValueError, IndexError, KeyError):
+            continue
+        draw = None if (case, growth) in seen else grown_draw(exercise, seed, case, growth)
+        seen.append((case, growth))
+        made += [draw] if draw is not None else []
+    return made[:PROBES_AT_MOST]
+
+
+def _with_equal_sizes(exercise: Exercise, seed: int, case: Any, growth: dict[Any, Any]) -> dict[Any, Any]:
+    """`growth`, and every other dimension of the case's tensors of a size it grows, grown alike: a graph compiled
+    where only some of them were inputs names only those, and a call with the rest left as drawn (6 boxes, 13
+    scores) is one no program makes."""
+    shapes = {p: shape for p, spec in enumerate(_case_specs(exercise, seed)[case]) if (shape := _built_shape(spec))}
+    old = {shapes[p][d]: size for (p, d), size in growth.items() if p in shapes and 0 <= d < len(shapes[p])}
+    return {**{(p, d): old[each] for p, shape in shapes.items() for d, each in enumerate(shape) if each in old},
+            **growth}
+
+
+def _case_specs(exercise: Exercise, seed: int) -> list[list[Any]]:
+    """Each example case's argument generators, with the check's domain values put in."""
+    chosen = domain_values(exercise, seed)
+    return [[_in_domain(draw_spec(exercise, case, position), chosen) for position in range(len(example.args))]
+            for case, example in enumerate(exercise.inputs)]
+
+
+def _probe(exercise: Exercise, seed: int, case: int, specs: list[Any], label: str, eager_only: bool = False,
+           tiled: dict[int, list[int]] | None = None) -> Draw:
+    chosen = domain_values(exercise, seed)
+    args = [build_draw(spec, _derive(seed, "probe", label, position)) for position, spec in enumerate(specs)]
+    for position, shape in (tiled or {}).items():
+        args[position] = _tiled(args[position], shape)
+    return Draw(case, tuple(args),
+                {key: build_draw(_in_domain(draw_spec(exercise, case, key), chosen), _derive(seed, "probe", label, key))
+                 for key in exercise.inputs[case].kwargs}, eager_only)
+
+
+def _built_shape(spec: Any) -> list[int] | None:
+    """The shape of the tensor a generator makes (a random one's from its spec, any other's built); None for a
+    plain value."""
+    if _growable(spec):
+        return list(_shape(spec))
+    import torch
+
+    value = build_draw(spec, 0)
+    return list(value.shape) if isinstance(value, torch.Tensor) and value.dim() else None
+
+
+def _tiled(value: Any, shape: list[int]) -> Any:
+    """`value` repeated along each dimension, then cut, to `shape`: a literal's rows again, as many as asked."""
+    for dim, size in enumerate(shape):
+        if value.shape[dim] and value.shape[dim] != size:
+            times = -(-size // value.shape[dim])
+            value = value.repeat(*[times if d == dim else 1 for d in range(value.dim())]).narrow(dim, 0, size)
+    return value
+
+
+def _growable(spec: Any) -> bool:
+    """A random tensor whose shape a probe may change (not one scaled or shifted element by element)."""
+    return bool(_shape(spec)) and not any(isinstance(spec.get(k), list) for k in ("scale", "shift"))
+
+
+def _maker(spec: dict[str, Any]) -> str:
+    return next(k for k in ("randn", "rand", "randint", "bernoulli") if k in spec)
 
 
 def _shape(spec: Any) -> list[int] | None:

@@ -114,6 +114,9 @@ class Diagnosis:
     # Per call that returned: the graphs (indices into `graphs`) it ran, and which output of its last
     # graph is the value the call returned (None when no graph output is).
     calls: list[dict[str, Any]] = field(default_factory=list)
+    # Compiled with dynamic sizes: (call index, the ShapeEnv of a graph that call compiled), whose guards say which
+    # sizes the traced code tested (grading/guard_bounds.py); not plain data, so not in to_dict.
+    shape_envs: list[tuple[int, Any]] = field(default_factory=list, repr=False)
 
     @property
     def op_count(self) -> int:
@@ -161,12 +164,17 @@ class Recording:
         self.config_changed: set[str] = set()
         self.stances: set[str] = set()
         self.ran: list[tuple[int, Any]] = []  # (graph index, its outputs) for each graph run, in order
+        self.call = 0  # the index of the call running now
+        self.shape_envs: list[tuple[int, Any]] = []  # (call, ShapeEnv) of each graph compiled with symbolic sizes
 
     def backend(self, gm: torch.fx.GraphModule, example_inputs: list[Any]) -> Callable[..., Any]:
         ops = tuple(_op_name(node) for node in gm.graph.nodes
                     if node.op in ("call_function", "call_method", "call_module"))
         index = len(self.graphs)
         self.graphs.append(CapturedGraph(ops=ops, module=gm, example_inputs=tuple(example_inputs)))
+        fake = torch._guards.detect_fake_mode(example_inputs)
+        if fake is not None and fake.shape_env is not None and fake.shape_env.var_to_sources:
+            self.shape_envs.append((self.call, fake.shape_env))
         self._note_compile_state()
         forward, ran = gm.forward, self.ran
 
@@ -259,7 +267,7 @@ def recording(focus_file: str | None = None, config_baseline: dict[str, Any] | N
 def diagnose(fn: Callable[..., Any], calls: Iterable[tuple[tuple[Any, ...], dict[str, Any]]] | tuple[Any, ...],
              mode: str = "default", *, focus_file: str | None = None,
              config_baseline: dict[str, Any] | None = None,
-             around: Callable[[int], Any] | None = None) -> Diagnosis:
+             around: Callable[[int], Any] | None = None, dynamic: bool | None = None) -> Diagnosis:
     """Run `fn` on every call in `mode` and account for graphs, graph breaks, outputs and errors.
 
     `calls` is a list of (args, kwargs) pairs, or a plain tuple of positional arguments for one call.
@@ -267,17 +275,22 @@ def diagnose(fn: Callable[..., Any], calls: Iterable[tuple[tuple[Any, ...], dict
     are recorded, the program goes on); "fullgraph" compiles with fullgraph=True (a break is an error).
     `focus_file` is the file whose lines a break should point at (the learner's); by default the
     innermost frame outside torch. Calls stop at the first error. `around(i)`, where given, is a context manager
-    the i-th call runs in (the checker runs some calls as an evaluation loop does).
+    the i-th call runs in (the checker runs some calls as an evaluation loop does). `dynamic`: torch.compile's own
+    (True: every size a symbol from the first call, its tests guards the diagnosis keeps in `shape_envs`).
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
     if isinstance(calls, tuple):
         calls = [(calls, {})]
     diagnosis = Diagnosis(mode=mode)
+    if dynamic and config_baseline is not None:  # what torch.compile(dynamic=True) sets itself while it compiles
+        config_baseline = {**config_baseline, "assume_static_by_default": False}
     _reset()
     with recording(focus_file, config_baseline) as rec:
-        runner = fn if mode == "eager" else _compile(fn, backend=rec.backend, fullgraph=(mode == "fullgraph"))
+        runner = fn if mode == "eager" else _compile(fn, backend=rec.backend, fullgraph=(mode == "fullgraph"),
+                                                     dynamic=dynamic)
         for index, (args, kwargs) in enumerate(calls):
+            rec.call = index
             try:
                 with _set_stance("force_eager") if mode == "eager" else contextlib.nullcontext(), \
                         around(index) if around else contextlib.nullcontext():
@@ -292,6 +305,7 @@ def diagnose(fn: Callable[..., Any], calls: Iterable[tuple[tuple[Any, ...], dict
     _reset()
     diagnosis.graphs = rec.graphs
     diagnosis.graph_breaks = rec.graph_breaks()
+    diagnosis.shape_envs = rec.shape_envs
     diagnosis.config_changed = sorted(rec.config_changed)
     diagnosis.stances = sorted(rec.stances)
     return diagnosis

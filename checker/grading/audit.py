@@ -30,10 +30,10 @@ REPLAY_DRAWS_PER_CASE = 2
 
 def run_audit(exercise: Exercise, seed: draws.Seed, default_trial: Any,
               on_trial: dict[str, Any] | None = None, probes: tuple[draws.Draw, ...] = ()) -> Iterator[dict[str, Any]]:
-    """Yields the reference on the trial draws (`on_trial`: as `reference_on_trial` made it already), then the
-    replay's verdict. The reference comes first, so that a recorded graph that crashes its replay leaves it
-    standing."""
-    on_trial = on_trial or reference_on_trial(exercise, seed.trial, probes)
+    """Yields the reference on the trial draws (`on_trial`: as `reference_on_trial` made it already), with its
+    output on each of `probes` ("probes": reference.probe_outputs), then the replay's verdict. The reference comes
+    first, so that a recorded graph that crashes its replay leaves it standing."""
+    on_trial = on_trial or reference_on_trial(exercise, seed.trial)
     trial_draws = draws.draws(exercise, seed.trial)
     replay_draws = draws.draws(exercise, seed.replay, REPLAY_DRAWS_PER_CASE, replay=True, domain_seed=seed.trial)
     unseen = draws.unseen_sizes(exercise, trial_draws, seed.replay, beyond=_largest_bound(default_trial),
@@ -42,6 +42,7 @@ def run_audit(exercise: Exercise, seed: draws.Seed, default_trial: Any,
         try:
             expected = reference.outputs(exercise, replay_draws)
             unseen_expected = reference.outputs(exercise, unseen)
+            on_trial = {**on_trial, "probes": reference.probe_outputs(exercise, list(probes)) if probes else []}
         except Exception as err:  # noqa: BLE001 - a reference that does not run is a broken course, said by the caller
             on_trial = {"stage": "broken", "problem": f"{type(err).__name__}: {err}"}
     yield on_trial
@@ -57,12 +58,12 @@ def run_audit(exercise: Exercise, seed: draws.Seed, default_trial: Any,
         yield {"status": "fail", "message": f"{err}."}
 
 
-def reference_on_trial(exercise: Exercise, trial_seed: int, probes: tuple[draws.Draw, ...] = ()) -> dict[str, Any]:
+def reference_on_trial(exercise: Exercise, trial_seed: int) -> dict[str, Any]:
     """The reference on the trial draws, which the trial seed alone decides (so the grader may run it while the
     trial does): {"stage", "outputs" (one per trial draw), "inputs_after" (its tensor inputs as the reference's
     call left them, per trial draw), "gradients" (observe.call_gradients, per trial draw), "cases", "observed"
-    (what the reference does for each mode's behaviour contracts), "orders", "untrained", "probes" (its output on
-    each of `probes`: reference.probe_outputs)}, or {"stage": "broken", "problem"}."""
+    (what the reference does for each mode's behaviour contracts), "orders", "untrained"}, or {"stage": "broken",
+    "problem"}."""
     trial_draws = draws.draws(exercise, trial_seed)
     orders = {mode: draws.call_order(len(trial_draws), trial_seed, mode) for mode in TRIAL_MODES}
     try:
@@ -71,7 +72,6 @@ def reference_on_trial(exercise: Exercise, trial_seed: int, probes: tuple[draws.
         untrained = draws.untrained_calls(len(orders["eager"]), trial_seed)
         observed = reference.observations(exercise, trial_draws, orders, untrained)
         gradients = reference.gradients(exercise, trial_draws)
-        on_probes = reference.probe_outputs(exercise, list(probes)) if probes else []
     except Exception as err:  # noqa: BLE001 - a reference that does not run is a broken course, said by the caller
         return {"stage": "broken", "problem": f"{type(err).__name__}: {err}"}
     by_draw: dict[int, Any] = {}
@@ -80,7 +80,7 @@ def reference_on_trial(exercise: Exercise, trial_seed: int, probes: tuple[draws.
     return {"stage": "done", "outputs": [by_draw[i][0] for i in range(len(trial_draws))],
             "inputs_after": [by_draw[i][1] for i in range(len(trial_draws))], "gradients": gradients,
             "cases": [d.case for d in trial_draws], "observed": observed, "orders": orders,
-            "untrained": sorted(untrained), "probes": on_probes}
+            "untrained": sorted(untrained)}
 
 
 def _largest_bound(trial: Any) -> int:
@@ -133,13 +133,13 @@ def audit_here(exercise: Exercise, seed: draws.Seed, default_trial: Any, on_tria
                            timed_out=False, seconds=time.monotonic() - started)
 
 
-def reference_here(exercise: Exercise, trial_seed: int, probes: tuple[draws.Draw, ...] = ()) -> dict[str, Any]:
+def reference_here(exercise: Exercise, trial_seed: int) -> dict[str, Any]:
     """`reference_on_trial` in this process, quietly, with the settings the reference changes put back: what a
     grader that audits itself runs while the trial does (the trial seed is all it needs)."""
     state = ProcessState.save()
     try:
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            return reference_on_trial(exercise, trial_seed, probes)
+            return reference_on_trial(exercise, trial_seed)
     finally:
         state.restore()
 

@@ -1,16 +1,21 @@
-"""Probes past the file's own bounds: inputs larger than the draws, or of another floating dtype, where the file's
-text compares a size with a constant or names a floating dtype.
+"""Probes past a file's own bounds: inputs larger than the draws, or in float64, where the file could take
+another path (`past-the-bounds`).
 
 The draws keep each example's shapes and dtypes (draws.py), so a path taken only above a size (`if n > 4096:`) or
-for another dtype (`if x.dtype == torch.float64:`) is never called in the checked process: a break kept there, or
-a fix that is wrong only there, would pass. The grader reads the bounds from the file's text before the trial
-(`bounds_in`: what the file compares, slices, indexes or clamps with, its names bound to constants followed), and
-the trial calls the entry once more in every mode on draws past them (draws.probe_draws); the grader computes the
-reference on the same draws. A probe the reference cannot run (a size the exercise's model does not take) asks
-nothing; on the others, the file must do in every mode what the reference does, in one graph.
+for another dtype (`if x.dtype == torch.float64:`) is never called in the checked process: a break kept there, or a
+fix that is wrong only there, would pass. Two readings find such paths:
+  - the grader's, of the file's text, before the trial (`probes_for`): the integers it compares, slices, indexes or
+    clamps with, names bound to integer constants followed (`bounds_in`), and whether it tests a dtype;
+  - the fullgraph trial's, of Dynamo's shape guards (guard_bounds.py: compiled with dynamic sizes, every test of a
+    size is a guard, however the bound was written or computed).
+The trial calls the entry past each (draws.probe_draws, draws.guarded_draws) in every mode, and in float64 (eagerly
+alone, where the file tests no dtype); the grader computes the reference on the same draws after the checked
+process ended. A probe the reference cannot run (a size the exercise's model does not take) asks nothing; on the
+others, the file must return what the reference does, in every mode, in one graph.
 
-What this does not see: a bound the file computes while it runs (from a call, a tensor's value), and a
-size-dependent path of a size past PROBE_SIZE_AT_MOST or of more elements than draws.PROBE_ELEMENTS_AT_MOST.
+What this does not see: a path changed by a size with no guard of its own and no bound in the text (a `SymBool`
+kept in the graph as arithmetic), a pinned size's path between one past it and guard_bounds.PINNED_FAR, sizes
+past draws.PROBE_ELEMENTS_AT_MOST elements, dtypes other than float64, and sizes passed as plain integers.
 """
 
 from __future__ import annotations
@@ -18,10 +23,11 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from checker.course.draws import Draw, probe_draws
+from checker.course.draws import Draw, guarded_draws, probe_draws
 from checker.course.manifest import Exercise
 from checker.grading.plain import output_difference
 from checker.grading.report import FAIL, PASS, CheckResult
+from checker.grading.trial import TRIAL_MODES
 
 NAME = "past-the-bounds"
 PROBE_SIZE_AT_MOST = 1 << 16  # a bound above this is not probed: the inputs past it would be too large
@@ -57,18 +63,18 @@ def probes_for(exercise: Exercise, seed: int, source: str | None) -> list[Draw]:
 
 
 def dtype_probe(source: str | None) -> str:
-    """"all" where the file's text tests a dtype (`x.dtype` in a condition: a path can depend on it, in every
-    mode), "eager" where it only names a floating dtype or casts to one (`torch.float64`, `.float()`: what a cast
-    returns differs eagerly already), "" otherwise: no path can tell float32 from float64."""
+    """"all" where the file's text tests a dtype (`x.dtype`, `torch.float64` in a condition: a path can depend on
+    it, in every mode), else "eager": what a cast returns (`.float()`, `.to(OUT_DTYPE)`) differs eagerly already,
+    and one eager call costs little, where a compilation per dtype would cost much."""
     try:
         tree = ast.parse(source or "")
     except (SyntaxError, ValueError, RecursionError):
         return "all"
-    if any(isinstance(node, ast.Attribute) and node.attr in ("dtype", "is_floating_point", "element_size")
+    if any(isinstance(node, ast.Attribute) and node.attr in {"dtype", "is_floating_point", "element_size",
+                                                               "itemsize", *_FLOAT_TYPES}
            for context in _tested(tree) for node in ast.walk(context)):
         return "all"
-    return "eager" if any(isinstance(node, ast.Attribute) and node.attr in _FLOAT_TYPES
-                          for node in ast.walk(tree)) else ""
+    return "eager"
 
 
 def _tested(tree: ast.AST) -> list[ast.AST]:
@@ -170,44 +176,72 @@ def _folded(node: ast.AST) -> Any:
     raise ValueError("not a constant expression")
 
 
-def probe_checks(exercise: Exercise, probes: tuple[Draw, ...], payload: dict[str, Any] | None,
-                 expected: list[tuple[Any] | None] | None, trials: Any) -> list[CheckResult]:
-    """[past-the-bounds], or [] where there were no probes. `trials`: the modes' trial payloads, whose findings
-    nothing-switched-off reports already."""
+def probed(results: list[Any]) -> dict[str, Any] | None:
+    """What a trial sent back of its probes (trial.run_trials: the result after the modes'), where it sent it."""
+    return results[len(TRIAL_MODES)] if len(results) > len(TRIAL_MODES) else None
+
+
+def all_probes(exercise: Exercise, seed: int, text_probes: tuple[Draw, ...], results: list[Any]) -> tuple[Draw, ...]:
+    """The probes of the text, then those the checked process's guards asked for, rebuilt here from what it sent
+    (draws.guarded_draws), as it calls them."""
+    sent = probed(results)
+    guarded = sent.get("guarded") if isinstance(sent, dict) and sent.get("stage") == "done" else None
+    return (*text_probes, *guarded_draws(exercise, seed, guarded))
+
+
+# What the regular draws show already: where one of these fails, a probe's failure would say it again
+_SHOWN_FIRST = {"eager-runs", "eager-matches", "fullgraph-compiles", "no-graph-breaks", "compiled-matches"}
+
+
+def probe_checks(exercise: Exercise, probes: tuple[Draw, ...], outcome: Any, expected: list[tuple[Any] | None] | None,
+                 trials: Any, earlier: list[CheckResult]) -> list[CheckResult]:
+    """[past-the-bounds] where it fails and the checks of the regular draws (`earlier`) do not, else [] (nearly
+    every check has a probe, in float64 at least: a line saying so would tell a learner nothing). `outcome`: the
+    trial's sandbox outcome; `trials`: the modes' payloads, whose findings nothing-switched-off reports already."""
+    if not probes or any(c.name in _SHOWN_FIRST and c.status != PASS for c in earlier):
+        return []
     known = {finding for trial in trials if isinstance(trial, dict) for finding in trial.get("tampering") or ()}
-    return [_probe_check(exercise, probes, payload, expected, known)] if probes else []
+    result = _probe_check(exercise, probes, probed(outcome.results), expected, known, outcome.problem)
+    return [result] if result.status != PASS else []
 
 
 def _probe_check(exercise: Exercise, probes: tuple[Draw, ...], payload: dict[str, Any] | None,
-                 expected: list[tuple[Any] | None] | None, known: set[str]) -> CheckResult:
-    """On every probe the reference runs, each mode returned the reference's output, switched nothing off that the
-    trials did not, default mode broke no graph and fullgraph compiled. `payload`: what trial.run_trials sent
-    back of the probes (run_probes per mode); `expected`: reference.probe_outputs (both in the order it calls)."""
+                 expected: list[tuple[Any] | None] | None, known: set[str], stopped: str | None) -> CheckResult:
+    """On every probe the reference takes, the eager output is the reference's and each compiled mode's the eager
+    one's (compared in the checked process: trial.run_probes), no call broke or raised, and nothing was switched
+    off that the trials did not. `payload`: what trial.run_trials sent back of the probes; `expected`:
+    reference.probe_outputs, in the order run_probes calls them."""
     if not isinstance(payload, dict) or payload.get("stage") != "done":
-        return CheckResult(NAME, FAIL, "the calls on inputs past the sizes and dtypes your code tests did not finish "
-                           "(the checked process stopped before it sent them back)")
-    ordered = sorted(probes, key=lambda probe: probe.eager_only)
+        return CheckResult(NAME, FAIL, "the calls on inputs past the sizes and dtypes your code tests did not finish: "
+                           + (stopped or "the checked process stopped before it sent them back."))
+    ordered, expected = sorted(probes, key=lambda probe: probe.eager_only), list(expected or [])
     for mode in ("eager", "fullgraph", "default"):
         run = payload["modes"][mode]
         found = [finding for finding in run["findings"] if finding not in known]
         if found:
-            return CheckResult(NAME, FAIL, f"{mode} mode switched something off on the calls past your code's "
-                               f"bounds: {found[0]}")
+            return CheckResult(NAME, FAIL, f"{mode} mode switched something off on the calls past what your code "
+                               f"tests: {found[0]}")
+        errors, breaks = dict(map(tuple, run["errors"])), dict(map(tuple, reversed(run["breaks"])))
         for index, probe in enumerate(ordered):
-            if (expected or [])[index:index + 1] in ([], [None]) or mode != "eager" and probe.eager_only:
+            if index >= len(expected) or expected[index] is None or mode != "eager" and probe.eager_only:
                 continue  # the reference does not take this input: it asks nothing
-            which, errors = f"on {_described(probe)}", dict((at, error) for at, error in run["errors"])
-            if index in errors or index >= len(run["outputs"]):
-                error = errors.get(index) or (run["errors"][-1][1] if run["errors"] else {})
+            which = f"on {_described(probe)}"
+            if index in errors:
+                error = errors[index] or {}
                 what = f"{error.get('gb_id') or ''} {error.get('gb_type') or ''}".strip() or \
                     f"{error.get('type')}: {error.get('message')}"
                 return CheckResult(NAME, FAIL, f"{mode} mode stopped {which}: {what[:300]}")
-            if mode == "default" and run["breaks"]:
-                return CheckResult(NAME, FAIL, f"default mode broke the graph {which}: {run['breaks'][0]}")
-            difference = output_difference(run["outputs"][index], expected[index][0], exercise.rtol, exercise.atol)
+            if index in breaks:
+                return CheckResult(NAME, FAIL, f"{mode} mode broke the graph {which}: {breaks[index]}")
+            got = run["outputs"] if mode == "eager" else run["differs"]
+            if index >= len(got):
+                return CheckResult(NAME, FAIL, f"{mode} mode sent back no result {which}")
+            difference = output_difference(got[index], expected[index][0], exercise.rtol, exercise.atol) \
+                if mode == "eager" else got[index]
             if difference:
-                return CheckResult(NAME, FAIL, f"the {mode} output differs from the reference {which}: {difference}")
-    taken = sum(want is not None for want in expected or [])
+                against = "the reference" if mode == "eager" else "the eager one"
+                return CheckResult(NAME, FAIL, f"the {mode} output differs from {against} {which}: {difference}")
+    taken = sum(want is not None for want in expected)
     if not taken:
         return CheckResult(NAME, PASS, f"none of the {len(probes)} input(s) drawn past the sizes and dtypes your code "
                            "tests is one the reference takes: nothing to compare")
@@ -215,7 +249,8 @@ def _probe_check(exercise: Exercise, probes: tuple[Draw, ...], payload: dict[str
                        "drawn) give the reference's output in every mode, in one graph")
 
 
-def _described(probe: Any) -> str:
-    shapes = ", ".join(f"{tuple(a.shape)} {str(a.dtype).removeprefix('torch.')}" for a in probe.args
-                       if hasattr(a, "shape"))
-    return f"an input past your code's bounds (tensors {shapes}; a fresh draw of input {probe.case + 1})"
+def _described(probe: Draw) -> str:
+    tensors = [arg for arg in probe.args if hasattr(arg, "shape")]
+    shapes = ", ".join(f"{tuple(a.shape)} {str(a.dtype).removeprefix('torch.')}" for a in tensors)
+    how = "in float64" if any(str(a.dtype) == "torch.float64" for a in tensors) else "larger than the examples"
+    return f"input {probe.case + 1} drawn {how}, past what your code tests (tensors {shapes})"

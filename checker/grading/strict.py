@@ -16,8 +16,8 @@ A file passes an exercise only when every named check passes:
                         program of the learner's own, the graphs captured here need not be the program's
                         (grading/environment_reads.py)
 
-  past-the-bounds       (named only where the file's text tests a size past its examples' or a dtype) the
-                        function does the reference's work, in one graph, on draws past those (bound_probes.py)
+  past-the-bounds       (named only when it fails) past the sizes the file's text or its guards test, and in
+                        float64, the function does the reference's work, in one graph (bound_probes.py)
   replay-matches        the graphs the function was compiled to, rebuilt and replayed by the grader on
                         inputs drawn after the checked process ended, compute the reference
   and one check per behaviour contract of the exercise (what its task asks the code to keep doing:
@@ -51,7 +51,7 @@ from checker.course.resolver import reference_copies
 from checker.dynamo import engine, registry
 from checker.grading import advice, sandbox
 from checker.grading.audit import audit_here, reference_here, run_audit
-from checker.grading.bound_probes import probe_checks, probes_for
+from checker.grading.bound_probes import all_probes, probe_checks, probes_for
 from checker.grading.code_guard import refused_code
 from checker.grading.confine import writes_check
 from checker.grading.contracts import contract_checks
@@ -74,10 +74,8 @@ class Trials:
         index = TRIAL_MODES.index(mode)
         return self.outcome.results[index] if index < len(self.outcome.results) else None
 
-    def probed(self) -> dict[str, Any] | None:
-        """What trial.run_probes sent back, where there were probes."""
-        results = self.outcome.results
-        return results[len(TRIAL_MODES)] if self.probes and len(results) > len(TRIAL_MODES) else None
+    def all_probes(self, exercise: Exercise, seed: int) -> tuple[draws.Draw, ...]:
+        return all_probes(exercise, seed, self.probes, self.outcome.results)
 
 
 def trial_job(exercise: Exercise, path: str, seed: int, user: int | None = None,
@@ -88,13 +86,14 @@ def trial_job(exercise: Exercise, path: str, seed: int, user: int | None = None,
     checked = os.path.realpath(path)
     hidden = tuple(h for h in reference_copies(exercise.solution_path.parent) if not checked.startswith(h + os.sep))
     return sandbox.Job(lambda: run_trials(exercise, path, seed, list(probes)), user=user, workdir=workdir,
-                       results=len(TRIAL_MODES) + bool(probes), hidden=hidden)
+                       results=len(TRIAL_MODES) + 1, hidden=hidden)
 
 
 def audit_job(exercise: Exercise, seed: draws.Seed, trials: Trials) -> sandbox.Job:
     """The grader's own run (audit.py), forked from the grader: it never imports the learner's file."""
     default = trials.payload("default")
-    return sandbox.Job(lambda: run_audit(exercise, seed, default, probes=trials.probes), results=2)
+    return sandbox.Job(lambda: run_audit(exercise, seed, default, probes=trials.all_probes(exercise, seed.trial)),
+                       results=2)
 
 
 def finish(exercise: Exercise, path: str, trials: Trials, trial_seed: int, limits: sandbox.Limits,
@@ -110,9 +109,10 @@ def finish(exercise: Exercise, path: str, trials: Trials, trial_seed: int, limit
     if last:  # nothing is forked from here again: what the audit loads or starts here reaches no later check
         sandbox.limit_this_process(limits, results=2)
         return decide(exercise, path, trials, audit_here(exercise, seed, trials.payload("default"), on_trial,
-                                                         trials.probes), hint_level, seed, source)
+                                                         trials.all_probes(exercise, seed.trial)), hint_level, seed,
+                      source)
     if audits_here(exercise, pristine):
-        audit = audit_here(exercise, seed, trials.payload("default"), on_trial, trials.probes)
+        audit = audit_here(exercise, seed, trials.payload("default"), on_trial, trials.all_probes(exercise, seed.trial))
     else:
         audit = sandbox.run_job(audit_job(exercise, seed, trials), limits)
     return decide(exercise, path, trials, audit, hint_level, seed, source)
@@ -151,7 +151,7 @@ def check_file(exercise: Exercise, path: str | os.PathLike, limits: sandbox.Limi
     # Where this process audits, it runs the reference on the trial draws while the trial does: the trial seed
     # is all it needs, and the child, forked before, cannot see it.
     on_trial: list[dict[str, Any]] = []
-    meanwhile = (lambda: on_trial.append(reference_here(exercise, trial_seed, probes))) \
+    meanwhile = (lambda: on_trial.append(reference_here(exercise, trial_seed))) \
         if last or audits_here(exercise, pristine) else None
     outcome = sandbox.run_job(trial_job(exercise, path, trial_seed, user=user,
                                         workdir=os.path.dirname(path) if user is not None else None,
@@ -219,8 +219,8 @@ def _decide(exercise: Exercise, path: str, trials: Trials, ref: dict[str, Any], 
     if exercise.max_compilations:
         checks.append(_recompile_check(exercise, trials, seed))
     checks.append(_replay_check(trials, audit))
-    checks += probe_checks(exercise, trials.probes, trials.probed(), ref.get("probes"),
-                           map(trials.payload, TRIAL_MODES))
+    checks += probe_checks(exercise, trials.all_probes(exercise, seed.trial) if seed else trials.probes,
+                           trials.outcome, ref.get("probes"), map(trials.payload, TRIAL_MODES), checks)
     if exercise.contracts:
         payloads = {mode: trials.payload(mode) for mode in TRIAL_MODES}
         verdict = audit.results[1] if len(audit.results) > 1 else None

@@ -42,8 +42,8 @@ from torch._dynamo import eval_frame
 from checker.course import draws
 from checker.course.manifest import Exercise, build_call
 from checker.dynamo import engine
-from checker.grading import code_guard, observe, replay, sandbox, tamper
-from checker.grading.plain import copied_call, plain, tensors_in
+from checker.grading import code_guard, guard_bounds, observe, replay, sandbox, tamper
+from checker.grading.plain import copied_call, output_difference, plain, tensors_in
 
 
 TRIAL_MODES = ("eager", "fullgraph", "default")  # eager first: its output is the one a learner is shown
@@ -51,8 +51,9 @@ TRIAL_MODES = ("eager", "fullgraph", "default")  # eager first: its output is th
 
 def run_trials(exercise: Exercise, path: str, seed: int,
                probes: list[draws.Draw] = ()) -> Iterator[dict[str, Any]]:
-    """Examine `path` in every mode of TRIAL_MODES, in order, in this process; yields each trial, then, where
-    there are `probes` (draws past the file's bounds: bound_probes.py), what `run_probes` makes of them.
+    """Examine `path` in every mode of TRIAL_MODES, in order, in this process; yields each trial, then what
+    `run_probes` makes of the draws past the bounds the file tests (`probes`, from its text: bound_probes.py, and
+    those the fullgraph trial's guards show: guard_bounds.py), or {"stage": "none"} where there are none.
 
     Every mode calls the fresh draws of `seed` (draws.py), each mode in an order of its own.
     """
@@ -61,51 +62,70 @@ def run_trials(exercise: Exercise, path: str, seed: int,
     orders = {mode: draws.call_order(len(fresh), seed, mode) for mode in TRIAL_MODES}
     own_process = registers_operators(path)
     untrained = draws.untrained_calls(len(orders["eager"]), seed)
-    state = ProcessState.save()
+    state, growths = ProcessState.save(), []
     for mode in TRIAL_MODES:
         state.restore()
         calls = [(fresh[i].args, fresh[i].kwargs) for i in orders[mode]]
         if own_process:
-            yield _in_own_process(lambda: run_trial(exercise, path, mode, snapshot, calls, untrained=untrained))
-            continue
-        trial = run_trial(exercise, path, mode, snapshot, calls, untrained=untrained)
-        trial["output_end"] = _output_position()
+            trial = _in_own_process(lambda: run_trial(exercise, path, mode, snapshot, calls, untrained=untrained))
+        else:
+            trial = run_trial(exercise, path, mode, snapshot, calls, untrained=untrained)
+            trial["output_end"] = _output_position()
+        if mode == "fullgraph":
+            growths = trial.get("growths") or []
         yield trial
-    if probes:  # called in the order run_probes' docstring says; each mode on a fresh import, as above
-        ordered, modes = sorted(probes, key=lambda probe: probe.eager_only), {}
-        for mode in TRIAL_MODES:
-            state.restore()
-            probing = lambda: {"run": run_probes(exercise, path, ordered, mode, snapshot)}  # noqa: E731
-            modes[mode] = (_in_own_process(probing) if own_process else probing())["run"]
-        yield {"stage": "done", "modes": modes, "output_end": _output_position()}
+    # Past the bounds the text tests (`probes`, from the grader) and those the fullgraph trial's guards show, each
+    # for every case (a graph compiled for one case serves the others its guards let through); the grader rebuilds
+    # them from what this sends
+    guarded = [[case, places] for places in {repr(p): p for _, p in growths}.values()
+               for case in range(len(exercise.inputs))]
+    probes = [*probes, *draws.guarded_draws(exercise, seed, guarded)]
+    if not probes:
+        yield {"stage": "none"}  # a result all the same: the grader expects one more after the modes
+        return
+    ordered, modes = sorted(probes, key=lambda probe: probe.eager_only), {}  # as run_probes calls them
+    for mode in TRIAL_MODES:  # eager first: the compiled modes' outputs are compared with its own here
+        state.restore()
+        eager = (modes.get("eager") or {}).get("outputs")
+        probing = lambda: {"run": run_probes(exercise, path, ordered, mode, snapshot, eager)}  # noqa: E731
+        modes[mode] = (_in_own_process(probing) if own_process else probing())["run"]
+    yield {"stage": "done", "modes": modes, "guarded": guarded, "output_end": _output_position()}
 
 
-def run_probes(exercise: Exercise, path: str, probes: list[draws.Draw], mode: str,
-               snapshot: tamper.Snapshot) -> dict[str, Any]:
+def run_probes(exercise: Exercise, path: str, probes: list[draws.Draw], mode: str, snapshot: tamper.Snapshot,
+               eager: list[Any] | None = None) -> dict[str, Any]:
     """The entry on the probes (bound_probes.py) in `mode`, on a fresh import, so that a module's state starts
-    afresh as the reference's does: {"outputs", "errors", "breaks", "findings"}, an output per call (None where
-    it raised: "errors" holds [call, error] pairs, and the calls after it go on). The probes come eager-only last;
-    those are called eagerly alone."""
+    afresh as the reference's does, one diagnosis per call (what breaks or raises is that call's): {"outputs"
+    (eager mode: one per call, None where it raised), "differs" (compiled modes: where the output differs from
+    `eager`, the eager mode's outputs, why; sent instead of outputs, which can be large), "errors", "breaks"
+    ([call, what] pairs), "findings"}. The probes come eager-only last; those are called eagerly alone."""
     calls = [copied_call(p.args, p.kwargs) for p in probes if mode == "eager" or not p.eager_only]
-    run: dict[str, Any] = {"outputs": [], "errors": [], "breaks": [], "findings": []}
+    run: dict[str, Any] = {"outputs": [], "differs": [], "errors": [], "breaks": [], "findings": []}
     loggers = observe.loggers_of(exercise)
+    if not calls:  # every probe is eager-only: nothing to import the file for
+        return run
     try:
         with observe.capture(path, loggers), _program_threads():
             entry = getattr(import_file(path), exercise.entry)
-        while len(run["outputs"]) < len(calls):  # a call that raises (a size the model does not take) stops one
-            with observe.capture(path, loggers):  # diagnosis: the calls after it run in another
-                diagnosis = engine.diagnose(entry, calls[len(run["outputs"]):], mode, focus_file=path,
-                                            config_baseline=snapshot.config)
+        for index, call in enumerate(calls):
+            with observe.capture(path, loggers):
+                diagnosis = engine.diagnose(entry, [call], mode, focus_file=path, config_baseline=snapshot.config)
             account = diagnosis.to_dict()
-            run["outputs"] += [plain(output) for output in diagnosis.outputs]
-            run["breaks"] += [f"{gb['gb_id'] or ''} {gb['gb_type']}{_place(gb)}" for gb in account["graph_breaks"]]
+            output = plain(diagnosis.outputs[0]) if diagnosis.outputs else None
+            if mode == "eager":
+                run["outputs"].append(output)
+            elif diagnosis.outputs:
+                want = eager[index] if eager and index < len(eager) else None
+                run["differs"].append(output_difference(output, want, exercise.rtol, exercise.atol))
+            else:
+                run["differs"].append(None)
+            run["breaks"] += [[index, f"{gb['gb_id'] or ''} {gb['gb_type']}{_place(gb)}"]
+                              for gb in account["graph_breaks"]]
             run["findings"] += snapshot.findings(exercise.allowed_config, entry, diagnosis.config_changed,
                                                  diagnosis.stances, exercise.polyfills)
-            if account["error"]:
-                run["errors"].append([len(run["outputs"]), account["error"]])
-                run["outputs"].append(None)
+            run["errors"] += [[index, account["error"]]] if account["error"] else []
     except BaseException as err:  # noqa: BLE001 - a probe that stops the file is a finding about it
-        run["errors"].append([len(run["outputs"]), _describe(err, path)])
+        run["errors"].append([len(run["outputs"]) + len(run["differs"]), _describe(err, path)])
     return run
 
 
@@ -224,8 +244,19 @@ def run_trial(exercise: Exercise, path: str, mode: str, snapshot: tamper.Snapsho
                 and _reads_training_state(read_source(path))
             around = (lambda i: observe.untrained(entry, module) if i in untrained else contextlib.nullcontext()) \
                 if evaluated and untrained else None
-            diagnosis = engine.diagnose(entry, calls, mode, focus_file=path,
-                                        config_baseline=snapshot.config if snapshot else None, around=around)
+            # fullgraph with dynamic sizes, whose guards say which sizes the traced code tests (guard_bounds.py);
+            # where that stops, the verdict is a static trace's, as a learner's own torch.compile would start
+            # (nonstrict_trace refuses an output of symbolic size: GB0251)
+            run = lambda dynamic: engine.diagnose(  # noqa: E731
+                entry, calls, mode, focus_file=path, config_baseline=snapshot.config if snapshot else None,
+                around=around, dynamic=dynamic)
+            diagnosis = run(True if mode == "fullgraph" else None)
+            if mode == "fullgraph" and diagnosis.error:  # on a fresh import and fresh copies: as a trial starts
+                shape_envs, module = diagnosis.shape_envs, import_file(path)
+                entry = getattr(module, exercise.entry)
+                calls = [copied_call(args, kwargs) for args, kwargs in given]
+                diagnosis = run(None)
+                diagnosis.shape_envs = shape_envs
     except BaseException as err:  # noqa: BLE001 - e.g. SystemExit raised from inside the entry
         return {"mode": mode, "stage": "call", "error": _describe(err, path)}
     findings = snapshot.findings(exercise.allowed_config, entry, diagnosis.config_changed, diagnosis.stances,
@@ -254,6 +285,9 @@ def run_trial(exercise: Exercise, path: str, mode: str, snapshot: tamper.Snapsho
                                                         compiled=(mode == "default"))
         except BaseException as err:  # noqa: BLE001 - e.g. SystemExit from a backward: eager-matches fails
             trial["gradients"] = [{"error": observe.error_line(err)}]
+    if mode == "fullgraph" and watch:
+        trial["growths"] = [[call, [[*place, size] for place, size in growth.items()]]
+                            for call, growth in guard_bounds.growths(entry, diagnosis.shape_envs)]
     if mode == "default" and watch:
         trial["graphs"] = [_graph_record(graph) for graph in diagnosis.graphs]
         trial["parameters"] = observe.parameter_names(entry)

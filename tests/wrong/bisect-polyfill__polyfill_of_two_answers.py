@@ -1,6 +1,6 @@
 """bisect-polyfill, "fixed" with a polyfill of `bisect.bisect_left` that only answers "the first bucket" or "past the
-last": right for the drawn lengths, not for a length of 20
-(contract polyfill-returns-what-bisect-does)."""
+last": right for the drawn lengths, not for a length of 20, nor past the buckets the vendored code compares with
+(contract past-the-bounds) (contract polyfill-returns-what-bisect-does)."""
 
 
 import bisect

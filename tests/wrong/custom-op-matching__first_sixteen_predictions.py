@@ -1,5 +1,5 @@
 """custom-op-matching, a wrong fix. The operator matches the first 16 predictions only: the same wherever there are
-no more (contract matches-boxes-of-any-scale)."""
+no more (contract past-the-bounds) (contract matches-boxes-of-any-scale)."""
 
 import torch
 

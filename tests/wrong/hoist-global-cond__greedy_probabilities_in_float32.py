@@ -1,5 +1,5 @@
 """hoist-global-cond, a wrong fix. The greedy branch's one-hot probabilities are made float32 whatever the logits'
-dtype (contract keeps-the-logits-dtype)."""
+dtype (contract past-the-bounds) (contract keeps-the-logits-dtype)."""
 
 import torch
 import torch.nn.functional as F

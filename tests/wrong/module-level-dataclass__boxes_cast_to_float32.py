@@ -1,5 +1,5 @@
 """module-level-dataclass, a wrong fix. The boxes are cast to float32 before the dataclass is built: double-precision
-boxes lose their precision (contract double-precision-boxes)."""
+boxes lose their precision (contract past-the-bounds) (contract double-precision-boxes)."""
 
 import dataclasses
 
