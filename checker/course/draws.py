@@ -111,6 +111,7 @@ def draws(exercise: Exercise, seed: int, per_case: int = DRAWS_PER_CASE, replay:
 
 PROBES_AT_MOST = 8  # calls past the file's bounds in one check (probe_draws), drawn by the seed where more are made
 PROBE_ELEMENTS_AT_MOST = 1 << 20  # a draw past a bound makes no tensor of more elements than this
+GUARDED_READ_AT_MOST = 256  # growths a checked process asks for that are read at all: what it sends is its word
 UNSEEN_SIZES = 2  # draws of an exercise about recompilation at sizes no call of the trial had
 
 
@@ -221,11 +222,13 @@ def grown_draw(exercise: Exercise, seed: int, case: Any, growth: Any) -> Draw | 
 
 def guarded_draws(exercise: Exercise, seed: int, guarded: Any) -> list[Draw]:
     """The probes of the growths a checked process's guards asked for (grading/guard_bounds.py), as it reports
-    them: [[case, [[argument, dimension, size], ...]], ...]. Whatever does not name a random tensor's dimension,
-    or repeats an earlier growth, makes none; at most PROBES_AT_MOST."""
+    them: [[case, [[argument, dimension, size], ...]], ...]. Whatever does not name a tensor's dimension, or repeats
+    an earlier growth, makes none; at most PROBES_AT_MOST, from the first GUARDED_READ_AT_MOST."""
     made: list[Draw] = []
     seen: list[Any] = []
-    for item in guarded if isinstance(guarded, list) else []:
+    for item in guarded[:GUARDED_READ_AT_MOST] if isinstance(guarded, list) else []:
+        if len(made) >= PROBES_AT_MOST:
+            break
         try:
             case, places = item
             growth = _with_equal_sizes(exercise, seed, case, {(position, dim): size for position, dim, size in places})
@@ -234,7 +237,7 @@ def guarded_draws(exercise: Exercise, seed: int, guarded: Any) -> list[Draw]:
         draw = None if (case, growth) in seen else grown_draw(exercise, seed, case, growth)
         seen.append((case, growth))
         made += [draw] if draw is not None else []
-    return made[:PROBES_AT_MOST]
+    return made
 
 
 def _with_equal_sizes(exercise: Exercise, seed: int, case: Any, growth: dict[Any, Any]) -> dict[Any, Any]:

@@ -402,6 +402,8 @@ def warm_up() -> None:
     try:
         for mode in MODES:
             diagnose(sample, (torch.ones(4), torch.ones(())), mode)
+        # with dynamic sizes too, as the checker's fullgraph trial compiles: symbolic shapes warm up on their own
+        diagnose(sample, [((torch.ones(4), torch.ones(())), {})], "default", dynamic=True)
     finally:
         quiet.setLevel(level)
 
