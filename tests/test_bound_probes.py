@@ -115,6 +115,15 @@ def test_a_guard_shows_where_a_size_changes_the_path(test, size):
     assert {(0, 0): size} in _size_tests(code, torch.randn(6, 8))
 
 
+def test_a_nearer_test_hides_a_farther_one_until_traced_past_it():
+    """Once `n > 64` is a guard, Dynamo decides `n > 4096` without one: only a trace past 64 shows it, which is why
+    the trial traces again at each growth (guard_bounds.deeper; the check of it: tests/wrong/cat-bug__*nearer*)."""
+    code = ("def f(x):\n    if x.shape[0] > 64:\n        x = x.contiguous()\n"
+            "    if x.shape[0] > 4096.0:\n        return x * 2\n    return x + 1\n")
+    assert _size_tests(code, torch.randn(6, 8)) == [{(0, 0): 65}]
+    assert {(0, 0): 4097} in _size_tests(code, torch.randn(65, 8))
+
+
 def test_a_size_pinned_by_python_is_probed_near_and_far():
     code = "def f(x):\n    if x.shape[0].bit_length() > 12:\n        return x * 2\n    return x + 1\n"
     found = _size_tests(code, torch.randn(6, 8))

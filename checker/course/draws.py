@@ -223,10 +223,12 @@ def grown_draw(exercise: Exercise, seed: int, case: Any, growth: Any) -> Draw | 
 def guarded_draws(exercise: Exercise, seed: int, guarded: Any) -> list[Draw]:
     """The probes of the growths a checked process's guards asked for (grading/guard_bounds.py), as it reports
     them: [[case, [[argument, dimension, size], ...]], ...]. Whatever does not name a tensor's dimension, or repeats
-    an earlier growth, makes none; at most PROBES_AT_MOST, from the first GUARDED_READ_AT_MOST."""
+    an earlier growth, makes none; at most PROBES_AT_MOST, drawn by the seed from the first GUARDED_READ_AT_MOST."""
     made: list[Draw] = []
     seen: list[Any] = []
-    for item in guarded[:GUARDED_READ_AT_MOST] if isinstance(guarded, list) else []:
+    items = list(guarded[:GUARDED_READ_AT_MOST]) if isinstance(guarded, list) else []
+    random.Random(_derive(seed, "guarded")).shuffle(items)  # where more are asked for, no order keeps one out
+    for item in items:
         if len(made) >= PROBES_AT_MOST:
             break
         try:

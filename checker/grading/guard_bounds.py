@@ -14,7 +14,9 @@ from the text holds whatever it says.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
+import io
 import re
 from typing import Any
 
@@ -22,6 +24,7 @@ import sympy
 
 GROWN_AT_MOST = 1 << 20  # the largest size a guard's boundary is looked for up to
 PINNED_FAR = 1 << 14  # where a pinned size is probed besides one past it
+DEEPER_TRACES = 4  # growths traced again to find the guards past them
 _SOURCE = re.compile(r"^L\['(\w+)'\]\.size\(\)\[(\d+)\]$")
 
 
@@ -39,6 +42,31 @@ def growths(entry: Any, shape_envs: list[tuple[int, Any]]) -> list[tuple[int, di
         except Exception:  # noqa: BLE001 - a guard this reading cannot evaluate asks for no probe
             continue
         found += [(call, growth) for growth in grown if (call, growth) not in found]
+    return found
+
+
+def deeper(load_entry: Any, exercise: Any, seed: int, guarded: list[Any], traces: int = DEEPER_TRACES) -> list[Any]:
+    """`guarded` (trial.run_trials' [[case, [[argument, dimension, size], ...]], ...]) and what the guards show past
+    it: once a nearer test has bounded a size (`if n > 64:`), Dynamo decides a farther one (`if n > 4096:`) with no
+    guard of its own, so the entry (`load_entry()`: a fresh import's) is traced again at up to `traces` of the
+    growths, quietly, and the guards there read. Where that stops, what was found so far."""
+    from checker.course import draws  # the course's draws: where the growths become inputs, as the grader builds them
+    from checker.dynamo import engine
+
+    found = list(guarded)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            entry = load_entry()
+            for case, places in guarded[:traces]:
+                grown = draws.guarded_draws(exercise, seed, [[case, places]])
+                if not grown:
+                    continue
+                diagnosis = engine.diagnose(entry, [(grown[0].args, grown[0].kwargs)], "default", dynamic=True)
+                for _, growth in growths(entry, diagnosis.shape_envs):
+                    item = [case, [[*place, size] for place, size in growth.items()]]
+                    found += [item] if item not in found else []
+    except Exception:  # noqa: BLE001 - a trace that stops finds nothing more
+        pass
     return found
 
 
@@ -62,14 +90,15 @@ def _environment_growths(environment: Any, names: list[str]) -> list[dict[tuple[
         if symbol not in values:
             continue
         guards = [e for e in expressions if symbol in e.free_symbols]
-        size = _boundary(symbol, values, guards)
+        sizes = _boundaries(symbol, values, guards)
         # A size pinned to its drawn value (`n.bit_length()`, an operation Dynamo cannot keep symbolic) hides where
         # its path changes: past it, one size near and one far (a tensor that large may be refused: draws.py). Not
         # a loop's count (`for _ in range(n)`, a comprehension): its path is the same loop, unrolled far it would take
         # minutes.
         pinned = any(isinstance(e, sympy.Eq) and e.free_symbols == {symbol} and e not in looped for e in guards)
         tied = {symbol, *ties.get(symbol, ())}
-        for grown in sorted({size, PINNED_FAR} - {None} if pinned and values[symbol] < PINNED_FAR else {size} - {None}):
+        far = {PINNED_FAR} if pinned and values[symbol] < PINNED_FAR else set()
+        for grown in sorted(sizes | far):
             found.append({place: grown for each in tied for place in places.get(each, [])})
     return found
 
@@ -100,11 +129,12 @@ def _ties(environment: Any) -> dict[Any, set[Any]]:
     return ties
 
 
-def _boundary(symbol: Any, values: dict[Any, int], guards: list[Any]) -> int | None:
-    """The smallest size past the drawn one, up to GROWN_AT_MOST, where one of `guards` fails, the other symbols
-    at their drawn values. Tried for each guard: one past the drawn size, each of its constants and their
-    neighbours (an equality's point, a bound's edge), and the edge that doubling and halving finds (a bound on a
-    product: `2*s0*s1 <= 70000`)."""
+def _boundaries(symbol: Any, values: dict[Any, int], guards: list[Any]) -> set[int]:
+    """For each of `guards`, the smallest size past the drawn one, up to GROWN_AT_MOST, where it fails, the other
+    symbols at their drawn values (each guard's own: a harmless test nearer, `if n > 64: x = x.contiguous()`, hides
+    no farther one). Tried: one past the drawn size, each of the guard's constants and their neighbours (an
+    equality's point, a bound's edge), and the edge that doubling and halving finds (a bound on a product:
+    `2*s0*s1 <= 70000`)."""
     drawn = values[symbol]
     failing = []
     for guard in guards:
@@ -115,7 +145,7 @@ def _boundary(symbol: Any, values: dict[Any, int], guards: list[Any]) -> int | N
                 return True
         constants = {int(atom) for atom in guard.atoms(sympy.Number) if abs(atom) <= GROWN_AT_MOST}
         candidates = sorted({drawn + 1, *(c + d for c in constants for d in (-1, 0, 1))} - set(range(drawn + 1)))
-        failing += [size for size in candidates if size <= GROWN_AT_MOST and not holds(size)][:1]
+        edges = [size for size in candidates if size <= GROWN_AT_MOST and not holds(size)][:1]
         low, high = drawn, drawn + 1  # the edge of an inequality: doubling, then halving
         while high <= GROWN_AT_MOST and holds(high):
             low, high = high, 2 * high
@@ -123,5 +153,6 @@ def _boundary(symbol: Any, values: dict[Any, int], guards: list[Any]) -> int | N
             while high - low > 1:
                 middle = (low + high) // 2
                 low, high = (middle, high) if holds(middle) else (low, middle)
-            failing.append(high)
-    return min(failing) if failing else None
+            edges.append(high)
+        failing += [min(edges)] if edges else []
+    return set(failing)
