@@ -1,5 +1,6 @@
 """while-loop-nms, a wrong fix. The loop stops after 16 rounds, so a seventeenth box is never kept
-(contract as-many-rounds-as-boxes)."""
+(contract past-the-bounds, on most draws) (contract as-many-rounds-as-boxes): past the 16 its text tests, a probe's
+larger inputs fail too where the seed draws one the loop cannot take."""
 
 import torch
 
