@@ -1,6 +1,7 @@
 """cond-on-input, a wrong fix. `torch.cond` on the mean of the first row of `h`, not of the whole batch: a batch whose
 rows disagree in sign takes the wrong branch (contract branch-on-the-input)
-(contract inputs-of-any-rank, on most draws)."""
+(contract inputs-of-any-rank, on most draws); the grader's own draws catch it where one of theirs has rows that
+disagree (contract replay-matches, on some draws)."""
 
 import torch
 
