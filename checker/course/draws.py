@@ -155,11 +155,9 @@ def unseen_sizes(exercise: Exercise, trial_draws: list[Draw], seed: int, count: 
                          and _shape(example.args[p])), None)
         def value(position: int) -> Any:
             spec = _in_domain(draw_spec(exercise, case, position), chosen)
-            shape = _shape(spec)
-            if shape and not any(isinstance(spec.get(k), list) for k in ("scale", "shift")):
-                maker = next(k for k in ("randn", "rand", "randint", "bernoulli") if k in spec)
-                spec = {**spec, maker: [new_size if (position, dim) in free and size == old_size else size
-                                        for dim, size in enumerate(shape)]}
+            if _growable(spec):
+                spec = {**spec, _maker(spec): [new_size if (position, dim) in free and size == old_size else size
+                                               for dim, size in enumerate(_shape(spec))]}
             return build_draw(spec, _derive(seed, "unseen", copy, position))
         made.append(Draw(case, tuple(value(i) for i in range(len(example.args))), {}))
     return made
@@ -193,6 +191,12 @@ def probe_draws(exercise: Exercise, seed: int, bounds: tuple[int, ...] = (), oth
     if len(made) > PROBES_AT_MOST:
         made = random.Random(_derive(seed, "probes")).sample(made, PROBES_AT_MOST)
     return made
+
+
+def probe_order(probes: Any) -> list[Draw]:
+    """The order the checked process calls the probes in, and the reference's too: the eager-only ones last, so that
+    the compiled modes' calls (the others) are the same first ones."""
+    return sorted(probes, key=lambda probe: probe.eager_only)
 
 
 def grown_draw(exercise: Exercise, seed: int, case: Any, growth: Any) -> Draw | None:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from checker.course.draws import Draw, guarded_draws, probe_draws
+from checker.course.draws import Draw, guarded_draws, probe_draws, probe_order
 from checker.course.manifest import Exercise
 from checker.grading.plain import output_difference
 from checker.grading.report import FAIL, PASS, CheckResult
@@ -214,7 +214,7 @@ def _probe_check(exercise: Exercise, probes: tuple[Draw, ...], payload: dict[str
     if not isinstance(payload, dict) or payload.get("stage") != "done":
         return CheckResult(NAME, FAIL, "the calls on inputs past the sizes and dtypes your code tests did not finish: "
                            + (stopped or "the checked process stopped before it sent them back."))
-    ordered, expected = sorted(probes, key=lambda probe: probe.eager_only), list(expected or [])
+    ordered, expected = probe_order(probes), list(expected or [])
     for mode in ("eager", "fullgraph", "default"):
         run = payload["modes"][mode]
         found = [finding for finding in run["findings"] if finding not in known]

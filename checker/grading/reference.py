@@ -47,26 +47,17 @@ def outputs(exercise: Exercise, calls: list[draws.Draw], left: list[Any] | None 
 def probe_outputs(exercise: Exercise, probes: list[draws.Draw]) -> list[tuple[Any] | None]:
     """The solution's output on each probe (bound_probes.py), as `(output,)`, or None where it raises (a size or
     dtype the exercise's model does not take: that probe asks nothing). On a fresh import where it can be, called in
-    the order the checked process calls them (trial.run_probes: the eager-only ones last), so that a module's state
-    starts as it does there."""
-    path, found = str(exercise.solution_path), []
-    if registers_operators(path):  # registered once per process: the module imported once serves
-        module = solution_module(exercise)
-    else:
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            module = import_file(path, prefix="reference_probes_")
-    sys.modules[module.__name__] = module  # `torch.cond` run eagerly has Dynamo trace its branches from their module
-    entry = getattr(module, exercise.entry)
-    try:
-        with contextlib.redirect_stdout(io.StringIO()), engine._set_stance("force_eager"):
-            for draw in sorted(probes, key=lambda probe: probe.eager_only):
-                args, kwargs = copied_call(draw.args, draw.kwargs)
-                try:
-                    found.append((plain(entry(*args, **kwargs)),))
-                except Exception:  # noqa: BLE001 - a probe the reference cannot run asks nothing
-                    found.append(None)
-    finally:
-        sys.modules.pop(module.__name__, None)
+    the order the checked process calls them (draws.probe_order), so that a module's state starts as it does there."""
+    found: list[tuple[Any] | None] = []
+    with _fresh_solution(exercise, "reference_probes_") as module, \
+            contextlib.redirect_stdout(io.StringIO()), engine._set_stance("force_eager"):
+        entry = getattr(module, exercise.entry)
+        for draw in draws.probe_order(probes):
+            args, kwargs = copied_call(draw.args, draw.kwargs)
+            try:
+                found.append((plain(entry(*args, **kwargs)),))
+            except Exception:  # noqa: BLE001 - a probe the reference cannot run asks nothing
+                found.append(None)
     return found
 
 
@@ -74,17 +65,25 @@ def gradients(exercise: Exercise, calls: list[draws.Draw]) -> list[Any]:
     """The solution's gradients on each of `calls` (observe.call_gradients), run eagerly, on the solution imported
     afresh where it can be: the module `outputs` runs keeps its state for the replay's calls, whether the grader
     takes the gradients before them (while the trial runs: audit.reference_here) or after."""
+    with _fresh_solution(exercise, "reference_gradients_") as module, contextlib.redirect_stdout(io.StringIO()):
+        return observe.call_gradients(getattr(module, exercise.entry), module, [(d.args, d.kwargs) for d in calls],
+                                      exercise.input_gradients)
+
+
+@contextlib.contextmanager
+def _fresh_solution(exercise: Exercise, prefix: str) -> Any:
+    """The solution imported afresh under `prefix` (the module imported once where it registers operators, which a
+    second import would register again), in sys.modules while the block runs: `torch.cond` run eagerly has Dynamo
+    trace its branches from their module."""
     path = str(exercise.solution_path)
-    if registers_operators(path):  # registered once per process: the module imported once serves
+    if registers_operators(path):
         module = solution_module(exercise)
     else:
         with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            module = import_file(path, prefix="reference_gradients_")
-    sys.modules[module.__name__] = module  # `torch.cond` run eagerly has Dynamo trace its branches from their module
+            module = import_file(path, prefix=prefix)
+    sys.modules[module.__name__] = module
     try:
-        with contextlib.redirect_stdout(io.StringIO()):
-            return observe.call_gradients(getattr(module, exercise.entry), module, [(d.args, d.kwargs) for d in calls],
-                                          exercise.input_gradients)
+        yield module
     finally:
         sys.modules.pop(module.__name__, None)
 

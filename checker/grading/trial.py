@@ -86,7 +86,7 @@ def run_trials(exercise: Exercise, path: str, seed: int,
     if not probes:
         yield {"stage": "none"}  # a result all the same: the grader expects one more after the modes
         return
-    ordered, modes = sorted(probes, key=lambda probe: probe.eager_only), {}  # as run_probes calls them
+    ordered, modes = draws.probe_order(probes), {}
     for mode in TRIAL_MODES:  # eager first: the compiled modes' outputs are compared with its own here
         state.restore()
         eager = (modes.get("eager") or {}).get("outputs")
